@@ -1,0 +1,46 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A lease this node acquired.
+ *
+ * @param jobName the job name
+ * @param owner the identity of this node
+ * @param leaseToken the token of this acquisition
+ * @param fencingToken the fencing token the store gave this acquisition
+ * @param slot the cron slot this acquisition claimed, if any
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public record HeldLease(String jobName, String owner, String leaseToken, long fencingToken, @Nullable Instant slot) {
+
+	/**
+	 * Create the held lease that a successful acquisition of {@code request} yields.
+	 * @param request the request
+	 * @param fencingToken the fencing token the store returned
+	 * @return the held lease
+	 */
+	public static HeldLease of(LeaseRequest request, long fencingToken) {
+		return new HeldLease(request.jobName(), request.owner(), request.leaseToken(), fencingToken, request.slot());
+	}
+
+}

@@ -1,0 +1,112 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * SPI of a lease store. One implementation per store (JDBC, Redis, Kubernetes); the
+ * engine holds all of the semantics that are not about storage (watchdog, deadlines,
+ * slots, interruption), so a backend is a small set of atomic store operations.
+ * <p>
+ * Every method may throw any {@link RuntimeException} when the store cannot be reached;
+ * the engine treats that as "unknown", never as success. Every method is called from
+ * several threads at once.
+ * <p>
+ * Contract shared by all implementations (checked by the contract test suite):
+ * <ul>
+ * <li>{@link #tryAcquire} is atomic: at most one caller gets a lease that is not expired
+ * by the store's clock, and a request with a slot at or before the job's last claimed
+ * slot fails.</li>
+ * <li>Every successful acquisition of a job returns a fencing token strictly greater
+ * than all earlier ones of that job, across release, expiry and force-release.</li>
+ * <li>{@link #renew} and {@link #release} only touch a lease that still carries the
+ * request's {@link LeaseRequest#leaseToken() lease token}.</li>
+ * </ul>
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public interface LeaseBackend {
+
+	/**
+	 * Return the short identifier of this backend ({@code jdbc}, {@code redis},
+	 * {@code kubernetes}), used in metrics tags and in
+	 * {@code cluster-singleton.backend}.
+	 * @return the backend id
+	 */
+	String id();
+
+	/**
+	 * Check that the store can hold a job of the given name.
+	 * @param jobName the job name
+	 * @throws IllegalArgumentException with the reason when it cannot
+	 */
+	void validateJobName(String jobName);
+
+	/**
+	 * Try to acquire the lease of a job, atomically, in as few round trips as the store
+	 * allows.
+	 * @param request what to acquire
+	 * @return whether the lease was acquired, and if so with which fencing token
+	 */
+	AcquireResult tryAcquire(LeaseRequest request);
+
+	/**
+	 * Extend every given lease to {@code ttl} from now (store time), in one round trip
+	 * where the store allows.
+	 * @param leases the leases this node believes it holds
+	 * @param ttl the new time to live of each lease
+	 * @return the {@link HeldLease#leaseToken() lease tokens} of the leases that were
+	 * renewed; a lease missing from the result is no longer held
+	 */
+	Set<String> renew(Collection<HeldLease> leases, Duration ttl);
+
+	/**
+	 * Release a lease if it still carries its lease token. When the acquisition was less
+	 * than {@code lockAtLeastFor} ago (store time), the lease is kept until acquisition
+	 * plus {@code lockAtLeastFor} instead.
+	 * @param lease the lease to release
+	 * @param lockAtLeastFor how long after its acquisition the lease must be kept
+	 */
+	void release(HeldLease lease, Duration lockAtLeastFor);
+
+	/**
+	 * Describe the stored state of a job's lease.
+	 * @param jobName the job name
+	 * @return the lease's state, or empty when the store has never seen the job
+	 */
+	Optional<LeaseInfo> describe(String jobName);
+
+	/**
+	 * Expire a job's lease now, whoever holds it. The fencing token and the last
+	 * claimed slot are kept. Meant for operators freeing a stuck lease.
+	 * @param jobName the job name
+	 * @return whether a live lease was expired
+	 */
+	boolean forceRelease(String jobName);
+
+	/**
+	 * Run the cheapest round trip that shows the store answers.
+	 * @throws RuntimeException when it does not
+	 */
+	void probe();
+
+}

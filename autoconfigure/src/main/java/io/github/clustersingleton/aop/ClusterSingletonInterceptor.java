@@ -1,0 +1,122 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.aop;
+
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+
+import io.github.clustersingleton.ClusterSingleton;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobRegistry;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Runs a {@link ClusterSingleton @ClusterSingleton} method only when this node gets the
+ * job's lease. A run that is skipped returns {@code null} (the method is {@code void}).
+ * Failures of the lease machinery are logged and turn into a skipped run; exceptions of
+ * the method itself propagate unchanged.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+final class ClusterSingletonInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(ClusterSingletonInterceptor.class);
+
+	private static final String SCHEDULED_METHOD_RUNNABLE = "org.springframework.scheduling.support.ScheduledMethodRunnable";
+
+	/**
+	 * How deep to look for the scheduler's runnable: the proxy, AOP chain and reflection
+	 * frames between it and this interceptor are about twenty.
+	 */
+	private static final int SCHEDULER_FRAME_DEPTH = 64;
+
+	private static final StackWalker stackWalker = StackWalker.getInstance();
+
+	private final JobDefinitionFactory jobFactory;
+
+	private final JobRegistry registry;
+
+	private final SingletonSupplier<ClusterSingletonExecutor> executor;
+
+	ClusterSingletonInterceptor(JobDefinitionFactory jobFactory, JobRegistry registry,
+			Supplier<ClusterSingletonExecutor> executor) {
+		this.jobFactory = jobFactory;
+		this.registry = registry;
+		this.executor = SingletonSupplier.of(executor);
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		JobDefinition job = job(invocation);
+		ClusterSingletonExecutor executor;
+		try {
+			executor = this.executor.obtain();
+		}
+		catch (RuntimeException ex) {
+			logger.error("cluster-singleton skipped job '" + job.name() + "': no lease store is available: " + ex);
+			return null;
+		}
+		boolean scheduled = job.schedule() != null && calledByScheduler();
+		executor.execute(job, scheduled, invocation::proceed);
+		return null;
+	}
+
+	private JobDefinition job(MethodInvocation invocation) {
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target)
+				: invocation.getMethod().getDeclaringClass();
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		Method method = BridgeMethodResolver
+			.findBridgedMethod(ClassUtils.getMostSpecificMethod(invocation.getMethod(), userClass));
+		JobDefinition job = this.registry.forMethod(method);
+		if (job == null) {
+			// a bean that was never post-processed (created outside the container and
+			// proxied by hand): resolve, validate and register it now
+			ClusterSingleton annotation = AnnotatedElementUtils.findMergedAnnotation(method, ClusterSingleton.class);
+			if (annotation == null) {
+				annotation = AnnotatedElementUtils.findMergedAnnotation(invocation.getMethod(), ClusterSingleton.class);
+			}
+			if (annotation == null) {
+				throw new IllegalStateException("No @ClusterSingleton found on " + method);
+			}
+			job = this.registry.register(method, this.jobFactory.create(userClass, method, annotation));
+		}
+		return job;
+	}
+
+	/**
+	 * Whether the current call comes from Spring's scheduler rather than from
+	 * application code: only a scheduled trigger owns a cron slot.
+	 */
+	private static boolean calledByScheduler() {
+		return stackWalker.walk((frames) -> frames.limit(SCHEDULER_FRAME_DEPTH)
+			.anyMatch((frame) -> SCHEDULED_METHOD_RUNNABLE.equals(frame.getClassName())));
+	}
+
+}

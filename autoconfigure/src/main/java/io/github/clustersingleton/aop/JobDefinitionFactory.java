@@ -1,0 +1,231 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TimeZone;
+
+import io.github.clustersingleton.ClusterSingleton;
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.aop.JobDefaults.JobOverride;
+import io.github.clustersingleton.lease.CronSlotSchedule;
+import io.github.clustersingleton.lease.JobDefinition;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.Schedules;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Resolves and validates the {@link JobDefinition} of a {@code @ClusterSingleton}
+ * method. Every problem is reported as a {@link ClusterSingletonConfigurationException}
+ * that names the job, the method and the property or attribute at fault.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public class JobDefinitionFactory {
+
+	private final StringValueResolver resolver;
+
+	private final JobDefaults defaults;
+
+	/**
+	 * Create a factory.
+	 * @param resolver the resolver of {@code ${...}} placeholders in annotation
+	 * attributes
+	 * @param defaults the configured defaults and overrides
+	 */
+	public JobDefinitionFactory(StringValueResolver resolver, JobDefaults defaults) {
+		this.resolver = resolver;
+		this.defaults = defaults;
+	}
+
+	/**
+	 * Resolve the job of an annotated method.
+	 * @param userClass the bean's class (not a proxy class)
+	 * @param method the annotated method
+	 * @param annotation the annotation
+	 * @return the job
+	 */
+	public JobDefinition create(Class<?> userClass, Method method, ClusterSingleton annotation) {
+		String source = userClass.getName() + "." + method.getName() + "()";
+		String name = resolveName(userClass, method, annotation, source);
+		String job = "cluster-singleton job '" + name + "' (" + source + ")";
+		checkProxyable(userClass, method, job);
+		JobOverride override = this.defaults.overrides().apply(name);
+		String prefix = "cluster-singleton.jobs." + ((override != null) ? override.key() : name) + ".";
+		Setting atMost = pick(job, (override != null) ? override.lockAtMostFor() : null, prefix + "lock-at-most-for",
+				annotation.lockAtMostFor(), "@ClusterSingleton(lockAtMostFor)", this.defaults.lockAtMostFor(),
+				"cluster-singleton.default-lock-at-most-for");
+		Setting atLeast = pick(job, (override != null) ? override.lockAtLeastFor() : null,
+				prefix + "lock-at-least-for", annotation.lockAtLeastFor(), "@ClusterSingleton(lockAtLeastFor)",
+				this.defaults.lockAtLeastFor(), "cluster-singleton.default-lock-at-least-for");
+		if (atMost.value().isNegative() || atMost.value().isZero()) {
+			throw invalid(job + ": lockAtMostFor must be positive, but " + atMost.origin() + " is " + atMost.value());
+		}
+		if (atLeast.value().isNegative()) {
+			throw invalid(job + ": lockAtLeastFor must not be negative, but " + atLeast.origin() + " is "
+					+ atLeast.value());
+		}
+		if (atLeast.value().compareTo(atMost.value()) > 0) {
+			throw invalid(job + ": lockAtLeastFor (" + atLeast.value() + ", from " + atLeast.origin()
+					+ ") must not be longer than lockAtMostFor (" + atMost.value() + ", from " + atMost.origin() + ")");
+		}
+		if (this.defaults.leaseTtl().compareTo(atMost.value()) >= 0) {
+			throw invalid(job + ": cluster-singleton.lease-ttl (" + this.defaults.leaseTtl()
+					+ ") must be shorter than the job's lockAtMostFor (" + atMost.value() + ", from " + atMost.origin()
+					+ "), or the watchdog could never renew the lease");
+		}
+		boolean enabled = override == null || override.enabled();
+		return new JobDefinition(name, atMost.value(), atLeast.value(), enabled, cronSchedule(method, job), source);
+	}
+
+	private String resolveName(Class<?> userClass, Method method, ClusterSingleton annotation, String source) {
+		String name = annotation.name();
+		if (StringUtils.hasText(name)) {
+			try {
+				name = this.resolver.resolveStringValue(name);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid("cluster-singleton job of " + source + ": @ClusterSingleton(name = \"" + annotation.name()
+						+ "\") cannot be resolved: " + ex.getMessage(), ex);
+			}
+		}
+		if (!StringUtils.hasText(name)) {
+			return userClass.getSimpleName() + "." + method.getName();
+		}
+		return name.strip();
+	}
+
+	private void checkProxyable(Class<?> userClass, Method method, String job) {
+		int modifiers = method.getModifiers();
+		String fix = ": @ClusterSingleton works through a Spring AOP proxy, which only intercepts overridable "
+				+ "instance methods. Make it a non-final instance method that is not private";
+		if (Modifier.isStatic(modifiers)) {
+			throw invalid(job + ": the method is static" + fix);
+		}
+		if (Modifier.isPrivate(modifiers)) {
+			throw invalid(job + ": the method is private" + fix);
+		}
+		if (Modifier.isFinal(modifiers)) {
+			throw invalid(job + ": the method is final" + fix);
+		}
+		if (Modifier.isFinal(userClass.getModifiers())) {
+			throw invalid(job + ": the class " + userClass.getName() + " is final (a record, an enum, or a Kotlin class "
+					+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
+		}
+		Class<?> returnType = method.getReturnType();
+		if (returnType != void.class && returnType != Void.class) {
+			throw invalid(job + ": the method returns " + returnType.getName()
+					+ "; a run that another node holds is skipped and has no value to return. Make it return void");
+		}
+	}
+
+	private Setting pick(String job, @Nullable Duration property, String propertyName, String attribute,
+			String attributeName, Duration fallback, String fallbackName) {
+		if (property != null) {
+			return new Setting(property, propertyName);
+		}
+		if (StringUtils.hasText(attribute)) {
+			String resolved;
+			try {
+				resolved = this.resolver.resolveStringValue(attribute);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid(job + ": " + attributeName + " = \"" + attribute + "\" cannot be resolved: "
+						+ ex.getMessage(), ex);
+			}
+			if (StringUtils.hasText(resolved)) {
+				try {
+					return new Setting(DurationStyle.detectAndParse(resolved.strip()),
+							attributeName + " = \"" + attribute + "\"");
+				}
+				catch (IllegalArgumentException ex) {
+					throw invalid(job + ": " + attributeName + " = \"" + attribute + "\""
+							+ (resolved.equals(attribute) ? "" : " (resolved to \"" + resolved + "\")")
+							+ " is not a duration; use a value such as \"30m\", \"PT30M\" or \"1500ms\"", ex);
+				}
+			}
+		}
+		return new Setting(fallback, fallbackName);
+	}
+
+	private @Nullable CronSlotSchedule cronSchedule(Method method, String job) {
+		Set<Scheduled> annotations = AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class,
+				Schedules.class);
+		if (annotations.isEmpty()) {
+			return null;
+		}
+		List<CronSlotSchedule> schedules = new ArrayList<>();
+		for (Scheduled scheduled : annotations) {
+			String cron = resolve(scheduled.cron());
+			if (!StringUtils.hasText(cron) || ScheduledTaskRegistrar.CRON_DISABLED.equals(cron)) {
+				// a fixed-rate or fixed-delay trigger on the same method has no slot, and the
+				// engine cannot tell which trigger fired: no slot for any of them
+				return null;
+			}
+			String zone = resolve(scheduled.zone());
+			ZoneId zoneId;
+			try {
+				zoneId = StringUtils.hasText(zone) ? ZoneId.of(zone) : TimeZone.getDefault().toZoneId();
+			}
+			catch (RuntimeException ex) {
+				throw invalid(job + ": @Scheduled(zone = \"" + scheduled.zone() + "\") is not a time zone id", ex);
+			}
+			try {
+				schedules.add(CronSlotSchedule.of(cron, zoneId));
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid(job + ": @Scheduled(cron = \"" + scheduled.cron() + "\") is not a cron expression: "
+						+ ex.getMessage(), ex);
+			}
+		}
+		return (schedules.size() == 1) ? schedules.get(0) : CronSlotSchedule.union(schedules);
+	}
+
+	private String resolve(String value) {
+		if (!StringUtils.hasText(value)) {
+			return value;
+		}
+		String resolved = this.resolver.resolveStringValue(value);
+		return (resolved != null) ? resolved.strip() : "";
+	}
+
+	private static ClusterSingletonConfigurationException invalid(String message) {
+		return new ClusterSingletonConfigurationException("Invalid " + message);
+	}
+
+	private static ClusterSingletonConfigurationException invalid(String message, Throwable cause) {
+		return new ClusterSingletonConfigurationException("Invalid " + message, cause);
+	}
+
+	private record Setting(Duration value, String origin) {
+
+	}
+
+}

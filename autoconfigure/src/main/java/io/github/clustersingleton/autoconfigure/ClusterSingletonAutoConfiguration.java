@@ -1,0 +1,207 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.autoconfigure;
+
+import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.aop.ClusterSingletonBeanPostProcessor;
+import io.github.clustersingleton.aop.JobDefaults;
+import io.github.clustersingleton.aop.JobDefaults.JobOverride;
+import io.github.clustersingleton.aop.JobDefinitionFactory;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.ClusterSingletonListener;
+import io.github.clustersingleton.lease.CompositeClusterSingletonListener;
+import io.github.clustersingleton.lease.JobRegistry;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@link EnableAutoConfiguration Auto-configuration} of cluster-singleton's engine: the
+ * post-processor that guards {@code @ClusterSingleton} methods, the job registry, and
+ * the executor with its watchdog over the selected lease store.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = TaskSchedulingAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "cluster-singleton.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ClusterSingletonProperties.class)
+public final class ClusterSingletonAutoConfiguration {
+
+	private static final Duration MINIMUM_LEASE_TTL = Duration.ofSeconds(1);
+
+	/**
+	 * Grace period for running jobs at shutdown when Spring's scheduler does not await
+	 * its tasks: enough for an interrupted job to unwind and release its lease.
+	 */
+	private static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(5);
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static JobRegistry clusterSingletonJobRegistry() {
+		return new JobRegistry();
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static ClusterSingletonBeanPostProcessor clusterSingletonBeanPostProcessor(Environment environment,
+			ObjectProvider<JobRegistry> registry, ObjectProvider<ClusterSingletonExecutor> executor) {
+		// a post-processor is created before ordinary beans: bind the properties here
+		// rather than depend on the properties bean
+		ClusterSingletonProperties properties = Binder.get(environment)
+			.bindOrCreate("cluster-singleton", ClusterSingletonProperties.class);
+		validate(properties);
+		JobDefaults defaults = new JobDefaults(properties.getDefaultLockAtMostFor(),
+				properties.getDefaultLockAtLeastFor(), properties.getLeaseTtl(),
+				(name) -> findOverride(properties, name));
+		JobDefinitionFactory factory = new JobDefinitionFactory(environment::resolveRequiredPlaceholders, defaults);
+		ClusterSingletonBeanPostProcessor postProcessor = new ClusterSingletonBeanPostProcessor(factory,
+				registry.getObject(), executor::getObject);
+		postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+		return postProcessor;
+	}
+
+	@Bean(destroyMethod = "close")
+	@Lazy
+	@ConditionalOnMissingBean
+	ClusterSingletonExecutor clusterSingletonExecutor(ClusterSingletonProperties properties,
+			ObjectProvider<LeaseBackend> backends, ObjectProvider<Clock> clock,
+			ObjectProvider<ClusterSingletonListener> listeners, JobRegistry registry, Environment environment) {
+		validate(properties);
+		LeaseBackend backend = LeaseBackendSelector.select(properties.getBackend(), backends.orderedStream().toList(),
+				backends.getIfUnique(), registry.jobs().stream().map((job) -> job.name()).toList());
+		String owner = (properties.getOwnerId() != null) ? properties.getOwnerId() : defaultOwnerId();
+		ClusterSingletonExecutor.Settings settings = new ClusterSingletonExecutor.Settings(owner,
+				properties.getLeaseTtl(), properties.getSlotTolerance(), properties.isInterruptOnLeaseLoss());
+		ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend, settings,
+				clock.getIfUnique(Clock::systemUTC),
+				new CompositeClusterSingletonListener(listeners.orderedStream().toList()));
+		executor.setShutdownGracePeriod(shutdownGracePeriod(environment));
+		return executor;
+	}
+
+	@Bean
+	static ClusterSingletonStartup clusterSingletonStartup(ObjectProvider<JobRegistry> registry,
+			ObjectProvider<ClusterSingletonExecutor> executor, ObjectProvider<ClusterSingletonProperties> properties) {
+		return new ClusterSingletonStartup(registry, executor, properties);
+	}
+
+	static void validate(ClusterSingletonProperties properties) {
+		if (properties.getLeaseTtl().compareTo(MINIMUM_LEASE_TTL) < 0) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.lease-ttl ("
+					+ properties.getLeaseTtl() + "): it must be at least " + MINIMUM_LEASE_TTL
+					+ ", since the watchdog renews every third of it");
+		}
+		if (properties.getDefaultLockAtMostFor().compareTo(properties.getLeaseTtl()) <= 0) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.default-lock-at-most-for ("
+					+ properties.getDefaultLockAtMostFor() + "): it must be longer than cluster-singleton.lease-ttl ("
+					+ properties.getLeaseTtl() + ")");
+		}
+		if (properties.getDefaultLockAtLeastFor().isNegative()) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.default-lock-at-least-for ("
+					+ properties.getDefaultLockAtLeastFor() + "): it must not be negative");
+		}
+		if (properties.getDefaultLockAtLeastFor().compareTo(properties.getDefaultLockAtMostFor()) > 0) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.default-lock-at-least-for ("
+					+ properties.getDefaultLockAtLeastFor()
+					+ "): it must not be longer than cluster-singleton.default-lock-at-most-for ("
+					+ properties.getDefaultLockAtMostFor() + ")");
+		}
+		if (properties.getSlotTolerance().isNegative()) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.slot-tolerance ("
+					+ properties.getSlotTolerance() + "): it must not be negative");
+		}
+		String owner = properties.getOwnerId();
+		if (owner != null && (owner.isBlank() || owner.length() > 255)) {
+			throw new ClusterSingletonConfigurationException(
+					"Invalid cluster-singleton.owner-id: it must be 1 to 255 characters, not blank");
+		}
+	}
+
+	/**
+	 * Find the {@code cluster-singleton.jobs} entry of a job: by its exact name, else by
+	 * its name compared without case, dashes, underscores and dots, the way relaxed
+	 * binding treats property names.
+	 */
+	static @Nullable JobOverride findOverride(ClusterSingletonProperties properties, String name) {
+		ClusterSingletonProperties.Job job = properties.getJobs().get(name);
+		String key = name;
+		if (job == null) {
+			String wanted = relaxed(name);
+			for (Map.Entry<String, ClusterSingletonProperties.Job> entry : properties.getJobs().entrySet()) {
+				if (relaxed(entry.getKey()).equals(wanted)) {
+					job = entry.getValue();
+					key = entry.getKey();
+					break;
+				}
+			}
+		}
+		if (job == null) {
+			return null;
+		}
+		return new JobOverride(key, job.getLockAtMostFor(), job.getLockAtLeastFor(), job.isEnabled());
+	}
+
+	static String relaxed(String name) {
+		return name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+	}
+
+	private static Duration shutdownGracePeriod(Environment environment) {
+		boolean await = environment.getProperty("spring.task.scheduling.shutdown.await-termination", Boolean.class,
+				false);
+		Duration period = environment.getProperty("spring.task.scheduling.shutdown.await-termination-period",
+				Duration.class);
+		return (await && period != null) ? period : DEFAULT_SHUTDOWN_GRACE;
+	}
+
+	static String defaultOwnerId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = "unknown-host";
+		}
+		byte[] random = new byte[4];
+		ThreadLocalRandom.current().nextBytes(random);
+		String owner = host + ":" + ProcessHandle.current().pid() + ":" + HexFormat.of().formatHex(random);
+		return (owner.length() <= 255) ? owner : owner.substring(owner.length() - 255);
+	}
+
+}

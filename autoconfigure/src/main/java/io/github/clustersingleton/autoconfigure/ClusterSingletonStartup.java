@@ -1,0 +1,119 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.autoconfigure;
+
+import java.util.List;
+
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
+
+/**
+ * Finishes startup once every singleton exists: when the application has
+ * {@code @ClusterSingleton} jobs, chooses the lease store (failing startup when none
+ * fits), checks that the store can hold every job name, and warns about
+ * {@code cluster-singleton.jobs.*} entries that match no job. On context close, stops
+ * new acquisitions before the scheduler shuts down.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public final class ClusterSingletonStartup implements SmartInitializingSingleton, ApplicationListener<ContextClosedEvent> {
+
+	private static final Log logger = LogFactory.getLog(ClusterSingletonStartup.class);
+
+	private final ObjectProvider<JobRegistry> registry;
+
+	private final ObjectProvider<ClusterSingletonExecutor> executorProvider;
+
+	private final ObjectProvider<ClusterSingletonProperties> properties;
+
+	private volatile @Nullable ClusterSingletonExecutor executor;
+
+	ClusterSingletonStartup(ObjectProvider<JobRegistry> registry, ObjectProvider<ClusterSingletonExecutor> executor,
+			ObjectProvider<ClusterSingletonProperties> properties) {
+		this.registry = registry;
+		this.executorProvider = executor;
+		this.properties = properties;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		JobRegistry registry = this.registry.getObject();
+		warnAboutUnknownJobs(registry);
+		if (registry.isEmpty()) {
+			return;
+		}
+		ClusterSingletonExecutor executor = this.executorProvider.getObject();
+		this.executor = executor;
+		LeaseBackend backend = executor.getBackend();
+		List<JobDefinition> jobs = registry.jobs();
+		for (JobDefinition job : jobs) {
+			try {
+				backend.validateJobName(job.name());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new ClusterSingletonConfigurationException("Invalid cluster-singleton job '" + job.name() + "' ("
+						+ job.source() + "): the " + backend.id() + " lease store cannot hold this name: "
+						+ ex.getMessage() + ". Choose a shorter or simpler @ClusterSingleton(name = ...)", ex);
+			}
+		}
+		if (logger.isInfoEnabled()) {
+			logger.info("cluster-singleton guards " + jobs.size() + " job(s) with the " + backend.id()
+					+ " lease store as owner '" + executor.getSettings().owner() + "' (lease TTL "
+					+ executor.getSettings().leaseTtl() + "): "
+					+ String.join(", ", jobs.stream().map(JobDefinition::name).toList()));
+		}
+	}
+
+	private void warnAboutUnknownJobs(JobRegistry registry) {
+		ClusterSingletonProperties properties = this.properties.getIfAvailable();
+		if (properties == null) {
+			return;
+		}
+		for (String key : properties.getJobs().keySet()) {
+			String relaxed = ClusterSingletonAutoConfiguration.relaxed(key);
+			boolean known = registry.names()
+				.stream()
+				.anyMatch((name) -> name.equals(key) || ClusterSingletonAutoConfiguration.relaxed(name).equals(relaxed));
+			if (!known) {
+				logger.warn("cluster-singleton.jobs." + key + " matches no @ClusterSingleton job; known jobs: "
+						+ registry.names() + ". Use brackets for job names with dots, as in "
+						+ "cluster-singleton.jobs[Billing.bill].enabled");
+			}
+		}
+	}
+
+	@Override
+	public void onApplicationEvent(ContextClosedEvent event) {
+		ClusterSingletonExecutor executor = this.executor;
+		if (executor != null) {
+			executor.beginShutdown();
+		}
+	}
+
+}

@@ -1,0 +1,271 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import javax.sql.DataSource;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+import org.springframework.util.Assert;
+
+/**
+ * {@link LeaseBackend} that keeps leases in a database table, one row per job, on
+ * PostgreSQL, MySQL, MariaDB or H2 (detected from the connection's metadata on first
+ * use). The table is described by the {@code schema-<platform>.sql} scripts next to this
+ * class; see {@link JdbcLeaseSchemaInitializer}.
+ * <p>
+ * Every expiry decision uses the database's clock, never the JVM's. Each operation runs
+ * on its own auto-commit connection taken straight from the {@link DataSource}, never
+ * through Spring's transaction synchronization, so lease changes are never part of (or
+ * rolled back with) a caller's transaction. Acquisition is one statement on PostgreSQL,
+ * MariaDB and H2 and two on MySQL; the renewal of every held lease is one statement.
+ * <p>
+ * Database errors are thrown as Spring's {@link DataAccessException}s; an unsupported
+ * database as an {@link IllegalStateException}.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public class JdbcLeaseBackend implements LeaseBackend {
+
+	/**
+	 * The default name of the lease table.
+	 */
+	public static final String DEFAULT_TABLE_NAME = JdbcPlatform.DEFAULT_TABLE_NAME;
+
+	/**
+	 * The longest job name the {@code name} column holds.
+	 */
+	public static final int MAX_JOB_NAME_LENGTH = 200;
+
+	/**
+	 * The most leases one renewal statement carries; more are renewed in chunks.
+	 */
+	static final int MAX_LEASES_PER_STATEMENT = 1000;
+
+	/**
+	 * SQL state of a deadlock or serialization failure, after which the database rolled
+	 * the statement back and it can simply run again.
+	 */
+	private static final String SERIALIZATION_FAILURE = "40001";
+
+	private static final int MAX_ATTEMPTS = 3;
+
+	private final DataSource dataSource;
+
+	private final String tableName;
+
+	private final SQLExceptionTranslator exceptionTranslator = new SQLExceptionSubclassTranslator();
+
+	private volatile @Nullable JdbcDialect dialect;
+
+	/**
+	 * Create a new instance.
+	 * @param dataSource the data source of the database that holds the lease table
+	 * @param tableName the name of the lease table, optionally schema-qualified
+	 * @throws IllegalArgumentException when the table name is not an SQL identifier
+	 */
+	public JdbcLeaseBackend(DataSource dataSource, String tableName) {
+		Assert.notNull(dataSource, "'dataSource' must not be null");
+		this.dataSource = dataSource;
+		this.tableName = JdbcPlatform.validateTableName(tableName);
+	}
+
+	@Override
+	public String id() {
+		return "jdbc";
+	}
+
+	/**
+	 * Return the name of the lease table.
+	 * @return the table name
+	 */
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	@Override
+	public void validateJobName(String jobName) {
+		if (jobName == null || jobName.isEmpty()) {
+			throw new IllegalArgumentException("Job name must not be empty");
+		}
+		if (jobName.length() > MAX_JOB_NAME_LENGTH) {
+			throw new IllegalArgumentException("Job name '" + jobName + "' is " + jobName.length()
+					+ " characters long; the JDBC lease backend stores at most " + MAX_JOB_NAME_LENGTH
+					+ " characters in column 'name' of table '" + this.tableName + "'");
+		}
+	}
+
+	@Override
+	public AcquireResult tryAcquire(LeaseRequest request) {
+		Assert.notNull(request, "'request' must not be null");
+		return execute("acquire lease of job '" + request.jobName() + "'",
+				(connection, dialect) -> dialect.tryAcquire(connection, request));
+	}
+
+	@Override
+	public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
+		Assert.notNull(leases, "'leases' must not be null");
+		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
+		if (leases.isEmpty()) {
+			return Set.of();
+		}
+		// One entry per lease token: the update count is compared with the lease count
+		Map<String, HeldLease> byToken = new LinkedHashMap<>();
+		for (HeldLease lease : leases) {
+			byToken.putIfAbsent(lease.leaseToken(), lease);
+		}
+		List<HeldLease> distinct = new ArrayList<>(byToken.values());
+		return execute("renew " + distinct.size() + " lease(s)", (connection, dialect) -> {
+			Set<String> renewed = new HashSet<>();
+			for (int from = 0; from < distinct.size(); from += MAX_LEASES_PER_STATEMENT) {
+				List<HeldLease> chunk = distinct.subList(from,
+						Math.min(from + MAX_LEASES_PER_STATEMENT, distinct.size()));
+				renewed.addAll(dialect.renew(connection, chunk, ttl));
+			}
+			return renewed;
+		});
+	}
+
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
+		execute("release lease of job '" + lease.jobName() + "'",
+				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor));
+	}
+
+	@Override
+	public Optional<LeaseInfo> describe(String jobName) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		return execute("describe lease of job '" + jobName + "'",
+				(connection, dialect) -> dialect.describe(connection, jobName));
+	}
+
+	@Override
+	public boolean forceRelease(String jobName) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		return execute("force-release lease of job '" + jobName + "'",
+				(connection, dialect) -> dialect.forceRelease(connection, jobName));
+	}
+
+	@Override
+	public void probe() {
+		execute("run a probe query", (connection, dialect) -> {
+			dialect.probe(connection);
+			return Boolean.TRUE;
+		});
+	}
+
+	/**
+	 * Run an action on an auto-commit connection of its own, translating SQL errors and
+	 * retrying it when the database chose it as a deadlock victim.
+	 * @param <T> the result type
+	 * @param task what the action does, for error messages
+	 * @param action the action
+	 * @return the action's result
+	 */
+	private <T> T execute(String task, ConnectionAction<T> action) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return executeOnce(action);
+			}
+			catch (SQLException ex) {
+				if (attempt >= MAX_ATTEMPTS || !SERIALIZATION_FAILURE.equals(ex.getSQLState())) {
+					throw translate(task, ex);
+				}
+			}
+		}
+	}
+
+	private <T> T executeOnce(ConnectionAction<T> action) throws SQLException {
+		// Straight from the DataSource, not DataSourceUtils: never join the caller's
+		// transaction, so a rollback there cannot undo a lease change
+		try (Connection connection = this.dataSource.getConnection()) {
+			JdbcDialect dialect = getDialect(connection);
+			boolean autoCommit = connection.getAutoCommit();
+			if (!autoCommit) {
+				connection.setAutoCommit(true);
+			}
+			try {
+				return action.execute(connection, dialect);
+			}
+			finally {
+				if (!autoCommit) {
+					connection.setAutoCommit(false);
+				}
+			}
+		}
+	}
+
+	private JdbcDialect getDialect(Connection connection) throws SQLException {
+		JdbcDialect dialect = this.dialect;
+		if (dialect == null) {
+			synchronized (this) {
+				dialect = this.dialect;
+				if (dialect == null) {
+					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName);
+					this.dialect = dialect;
+				}
+			}
+		}
+		return dialect;
+	}
+
+	private DataAccessException translate(String task, SQLException ex) {
+		// Spring's messages do not all carry the driver's: the SQL state at least tells
+		// "no such table" (42P01, 42S02) from "connection refused" (08...)
+		String message = "Failed to " + task + " in lease table '" + this.tableName + "' (SQL state " + ex.getSQLState()
+				+ ")";
+		DataAccessException translated = this.exceptionTranslator.translate(message, null, ex);
+		return (translated != null) ? translated : new UncategorizedSQLException(message, null, ex);
+	}
+
+	/**
+	 * An action on a connection.
+	 *
+	 * @param <T> the result type
+	 */
+	@FunctionalInterface
+	private interface ConnectionAction<T> {
+
+		T execute(Connection connection, JdbcDialect dialect) throws SQLException;
+
+	}
+
+}

@@ -1,0 +1,135 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+import org.springframework.util.StringUtils;
+
+/**
+ * The databases the JDBC lease backend supports, with the name of each one's schema
+ * script.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+enum JdbcPlatform {
+
+	/**
+	 * PostgreSQL.
+	 */
+	POSTGRESQL("postgresql"),
+
+	/**
+	 * MariaDB.
+	 */
+	MARIADB("mariadb"),
+
+	/**
+	 * MySQL.
+	 */
+	MYSQL("mysql"),
+
+	/**
+	 * H2.
+	 */
+	H2("h2");
+
+	/**
+	 * The name of the property that configures the table name, for error messages.
+	 */
+	static final String TABLE_NAME_PROPERTY = "cluster-singleton.jdbc.table-name";
+
+	/**
+	 * The default table name, also the one the schema scripts use.
+	 */
+	static final String DEFAULT_TABLE_NAME = "cluster_singleton_lease";
+
+	private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
+
+	private final String id;
+
+	JdbcPlatform(String id) {
+		this.id = id;
+	}
+
+	/**
+	 * Return the platform identifier, as used in {@code schema-<id>.sql}.
+	 * @return the identifier
+	 */
+	String id() {
+		return this.id;
+	}
+
+	/**
+	 * Return the class path location of this platform's schema script.
+	 * @return the location
+	 */
+	String schemaLocation() {
+		return "io/github/clustersingleton/jdbc/schema-" + this.id + ".sql";
+	}
+
+	/**
+	 * Detect the platform of a connection from its metadata.
+	 * @param connection the connection
+	 * @return the platform
+	 * @throws SQLException when the metadata cannot be read
+	 * @throws IllegalStateException when the database is not supported
+	 */
+	static JdbcPlatform of(Connection connection) throws SQLException {
+		DatabaseMetaData metaData = connection.getMetaData();
+		String product = metaData.getDatabaseProductName();
+		String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
+		if (name.contains("postgresql")) {
+			return POSTGRESQL;
+		}
+		if (name.contains("mariadb")) {
+			return MARIADB;
+		}
+		if (name.contains("mysql")) {
+			// MySQL's driver reports a MariaDB server as "MySQL"; its version tells
+			String version = metaData.getDatabaseProductVersion();
+			return (version != null && version.toLowerCase(Locale.ROOT).contains("mariadb")) ? MARIADB : MYSQL;
+		}
+		if (name.equals("h2")) {
+			return H2;
+		}
+		throw new IllegalStateException("The cluster-singleton JDBC lease backend does not support database '" + product
+				+ "'; supported are PostgreSQL, MySQL/MariaDB and H2");
+	}
+
+	/**
+	 * Check that a table name is an SQL identifier, optionally schema-qualified.
+	 * @param tableName the table name
+	 * @return the table name
+	 * @throws IllegalArgumentException when it is not
+	 */
+	static String validateTableName(String tableName) {
+		if (!StringUtils.hasText(tableName) || !TABLE_NAME.matcher(tableName).matches()) {
+			throw new IllegalArgumentException("Invalid table name '" + tableName + "' in property "
+					+ TABLE_NAME_PROPERTY + ": expected an SQL identifier, optionally schema-qualified "
+					+ "(letters, digits and underscores, not starting with a digit, such as "
+					+ "'cluster_singleton_lease' or 'myschema.cluster_singleton_lease')");
+		}
+		return tableName;
+	}
+
+}

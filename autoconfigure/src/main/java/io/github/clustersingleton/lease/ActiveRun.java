@@ -1,0 +1,183 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.time.Instant;
+import java.util.Optional;
+
+import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.HeldLease;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One guarded run that holds its lease: the context the job sees, and the state the
+ * watchdog works on. Deadlines are measured on the monotonic clock
+ * ({@link System#nanoTime()}), so a wall-clock step cannot extend a lease.
+ *
+ * @author cluster-singleton contributors
+ */
+final class ActiveRun extends ClusterSingletonContext {
+
+	private final JobDefinition job;
+
+	private final HeldLease lease;
+
+	private final Thread thread;
+
+	private final long capNanos;
+
+	private volatile long deadlineNanos;
+
+	private volatile @Nullable String lossReason;
+
+	private boolean finished;
+
+	private boolean interruptedByWatchdog;
+
+	ActiveRun(JobDefinition job, HeldLease lease, Thread thread, long requestedNanos, long ttlNanos) {
+		this.job = job;
+		this.lease = lease;
+		this.thread = thread;
+		this.deadlineNanos = requestedNanos + ttlNanos;
+		this.capNanos = requestedNanos + saturatedNanos(job.lockAtMostFor());
+	}
+
+	/**
+	 * Convert to nanoseconds, capped at about 73 years so that deadline arithmetic on
+	 * {@link System#nanoTime()} values cannot overflow.
+	 */
+	static long saturatedNanos(java.time.Duration duration) {
+		long cap = Long.MAX_VALUE / 4;
+		try {
+			return Math.min(duration.toNanos(), cap);
+		}
+		catch (ArithmeticException ex) {
+			return cap;
+		}
+	}
+
+	JobDefinition job() {
+		return this.job;
+	}
+
+	HeldLease lease() {
+		return this.lease;
+	}
+
+	long capNanos() {
+		return this.capNanos;
+	}
+
+	long deadlineNanos() {
+		return this.deadlineNanos;
+	}
+
+	/**
+	 * Move the local deadline after a successful renewal whose request left at
+	 * {@code sentNanos}: the store's expiry is at least {@code ttl} after that.
+	 */
+	void renewed(long sentNanos, long ttlNanos) {
+		long deadline = sentNanos + ttlNanos;
+		if (deadline - this.deadlineNanos > 0) {
+			this.deadlineNanos = deadline;
+		}
+	}
+
+	/**
+	 * Mark the lease lost, once.
+	 * @return whether this call marked it (false when already lost or finished)
+	 */
+	synchronized boolean lose(String reason) {
+		if (this.finished || this.lossReason != null) {
+			return false;
+		}
+		this.lossReason = reason;
+		return true;
+	}
+
+	/**
+	 * Interrupt the run's thread, unless the run already ended; the lock makes sure a
+	 * thread that moved on to other work is never interrupted.
+	 */
+	synchronized void interrupt() {
+		if (!this.finished) {
+			this.interruptedByWatchdog = true;
+			this.thread.interrupt();
+		}
+	}
+
+	/**
+	 * Mark the run finished; from now on the watchdog leaves its thread alone.
+	 * @return whether the watchdog interrupted the thread during the run
+	 */
+	synchronized boolean finish() {
+		this.finished = true;
+		return this.interruptedByWatchdog;
+	}
+
+	boolean isLost() {
+		return this.lossReason != null;
+	}
+
+	@Override
+	public String jobName() {
+		return this.job.name();
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.lease.fencingToken();
+	}
+
+	@Override
+	public Optional<Instant> slot() {
+		return Optional.ofNullable(this.lease.slot());
+	}
+
+	@Override
+	public boolean isLeaseValid() {
+		if (this.lossReason != null) {
+			return false;
+		}
+		long now = System.nanoTime();
+		return now - this.deadlineNanos < 0 && now - this.capNanos < 0;
+	}
+
+	@Override
+	protected @Nullable String lossReason() {
+		String reason = this.lossReason;
+		if (reason != null) {
+			return reason;
+		}
+		return isLeaseValid() ? null : "the lease was not renewed before its local deadline";
+	}
+
+	@Nullable ClusterSingletonContext bindToThread() {
+		return bind(this);
+	}
+
+	static void restoreOnThread(@Nullable ClusterSingletonContext previous) {
+		restore(previous);
+	}
+
+	@Override
+	public String toString() {
+		return "ActiveRun[job=" + this.job.name() + ", fencingToken=" + this.lease.fencingToken() + ", slot="
+				+ this.lease.slot() + "]";
+	}
+
+}

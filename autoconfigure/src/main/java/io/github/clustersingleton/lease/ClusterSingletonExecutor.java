@@ -1,0 +1,362 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.lease.ClusterSingletonListener.RunOutcome;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.log.LogMessage;
+import org.springframework.util.Assert;
+
+/**
+ * Runs guarded jobs: acquires the job's lease (with its cron slot when the scheduler
+ * triggered it), runs the job under the watchdog, then releases the lease, honouring
+ * {@code lockAtLeastFor}. A trigger that cannot get the lease skips the run; a store
+ * failure at acquisition is logged and also skips the run, and never reaches the caller.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public class ClusterSingletonExecutor implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
+
+	private final LeaseBackend backend;
+
+	private final Settings settings;
+
+	private final Clock clock;
+
+	private final ClusterSingletonListener listener;
+
+	private final LeaseWatchdog watchdog;
+
+	private final Set<ActiveRun> running = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closing;
+
+	private Duration shutdownGracePeriod = Duration.ZERO;
+
+	/**
+	 * Create an executor.
+	 * @param backend the lease store
+	 * @param settings the engine settings
+	 * @param clock the clock every wall-time read goes through
+	 * @param listener the listener to notify
+	 */
+	public ClusterSingletonExecutor(LeaseBackend backend, Settings settings, Clock clock,
+			ClusterSingletonListener listener) {
+		Assert.notNull(backend, "'backend' must not be null");
+		Assert.notNull(settings, "'settings' must not be null");
+		Assert.notNull(clock, "'clock' must not be null");
+		Assert.notNull(listener, "'listener' must not be null");
+		this.backend = backend;
+		this.settings = settings;
+		this.clock = clock;
+		this.listener = listener;
+		this.watchdog = new LeaseWatchdog(backend, settings.leaseTtl(), settings.interruptOnLeaseLoss(), listener);
+	}
+
+	/**
+	 * Return the lease store this executor uses.
+	 * @return the backend
+	 */
+	public LeaseBackend getBackend() {
+		return this.backend;
+	}
+
+	/**
+	 * Return the settings of this executor.
+	 * @return the settings
+	 */
+	public Settings getSettings() {
+		return this.settings;
+	}
+
+	/**
+	 * Return the clock this executor reads wall time from.
+	 * @return the clock
+	 */
+	public Clock getClock() {
+		return this.clock;
+	}
+
+	/**
+	 * Return the names of the jobs whose leases this node holds right now.
+	 * @return the job names
+	 */
+	public Set<String> heldJobs() {
+		return this.watchdog.heldJobs();
+	}
+
+	/**
+	 * Return how many leases this node holds right now.
+	 * @return the number of held leases
+	 */
+	public int heldLeases() {
+		return this.watchdog.heldLeases();
+	}
+
+	/**
+	 * Run a job if this node gets its lease. The slot is derived from the job's cron
+	 * schedule when {@code scheduled} is true.
+	 * @param job the job
+	 * @param scheduled whether the scheduler triggered this run (direct calls have no
+	 * slot)
+	 * @param invocation the job's body
+	 * @return whether the job ran
+	 * @throws Throwable what the job threw
+	 */
+	public boolean execute(JobDefinition job, boolean scheduled, Invocation invocation) throws Throwable {
+		CronSlotSchedule schedule = job.schedule();
+		Instant slot = (scheduled && schedule != null)
+				? schedule.slotFor(this.clock.instant(), this.settings.slotTolerance()) : null;
+		return execute(job, slot, invocation);
+	}
+
+	/**
+	 * Run a job for an explicit slot if this node gets its lease.
+	 * @param job the job
+	 * @param slot the slot the run claims, or {@code null} for none
+	 * @param invocation the job's body
+	 * @return whether the job ran
+	 * @throws Throwable what the job threw
+	 */
+	public boolean execute(JobDefinition job, @Nullable Instant slot, Invocation invocation) throws Throwable {
+		if (this.closing) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
+			return false;
+		}
+		if (!job.enabled()) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "': disabled by cluster-singleton.jobs."
+					+ job.name() + ".enabled"));
+			return false;
+		}
+		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
+				this.settings.leaseTtl(), slot);
+		long requested = System.nanoTime();
+		AcquireResult result;
+		try {
+			result = this.backend.tryAcquire(request);
+		}
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			Duration took = Duration.ofNanos(System.nanoTime() - requested);
+			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": the "
+					+ this.backend.id() + " lease store could not be reached; the next trigger tries again: " + ex,
+					logger.isDebugEnabled() ? ex : null);
+			notify(() -> this.listener.acquireFailed(job, slot, ex, took));
+			return false;
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - requested);
+		notify(() -> this.listener.acquireAttempted(job, slot, result, took));
+		if (!result.isAcquired()) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": "
+					+ describeSkip(result)));
+			return false;
+		}
+		return run(job, HeldLease.of(request, result.fencingToken()), requested, invocation);
+	}
+
+	private boolean run(JobDefinition job, HeldLease lease, long requested, Invocation invocation) throws Throwable {
+		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), requested,
+				this.settings.leaseTtl().toNanos());
+		this.running.add(run);
+		ScheduledFuture<?> capTimer = this.watchdog.register(run);
+		ClusterSingletonContext previous = run.bindToThread();
+		Instant startedAt = this.clock.instant();
+		long started = System.nanoTime();
+		logger.debug(LogMessage.of(() -> "cluster-singleton running job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
+				+ ", slot=" + lease.slot() + ")"));
+		Throwable failure = null;
+		try {
+			invocation.proceed();
+			return true;
+		}
+		catch (Throwable ex) {
+			failure = ex;
+			throw ex;
+		}
+		finally {
+			boolean interrupted = run.finish();
+			this.watchdog.unregister(run, capTimer);
+			ActiveRun.restoreOnThread(previous);
+			if (interrupted) {
+				// our interrupt must not leak into whatever this thread runs next
+				Thread.interrupted();
+			}
+			release(run);
+			this.running.remove(run);
+			Duration duration = Duration.ofNanos(System.nanoTime() - started);
+			RunOutcome outcome = run.isLost() ? RunOutcome.LEASE_LOST
+					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
+			Throwable error = failure;
+			logger.debug(LogMessage.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken="
+					+ lease.fencingToken() + ", slot=" + lease.slot() + ", outcome=" + outcome.tag() + ", duration="
+					+ duration + ")"));
+			notify(() -> this.listener.runFinished(job, lease, outcome, startedAt, duration, error));
+		}
+	}
+
+	private void release(ActiveRun run) {
+		try {
+			this.backend.release(run.lease(), run.job().lockAtLeastFor());
+		}
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			logger.warn("cluster-singleton could not release the lease of job '" + run.jobName() + "' (fencingToken="
+					+ run.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl() + ": " + ex,
+					logger.isDebugEnabled() ? ex : null);
+		}
+	}
+
+	private void notify(Runnable callback) {
+		try {
+			callback.run();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton listener failed", ex);
+		}
+	}
+
+	private static void rethrowIfFatal(Throwable ex) {
+		if (ex instanceof VirtualMachineError error) {
+			throw error;
+		}
+	}
+
+	private static String describeSlot(@Nullable Instant slot) {
+		return (slot != null) ? " for slot " + slot : "";
+	}
+
+	private static String describeSkip(AcquireResult result) {
+		return switch (result.outcome()) {
+			case HELD -> "lease held by " + ((result.holder() != null) ? result.holder() : "another node");
+			case SLOT_DONE -> "slot already run (last slot " + result.lastSlot() + ")";
+			case ACQUIRED -> "acquired";
+		};
+	}
+
+	private static String newLeaseToken() {
+		byte[] bytes = new byte[16];
+		ThreadLocalRandom.current().nextBytes(bytes);
+		return HexFormat.of().formatHex(bytes);
+	}
+
+	/**
+	 * Stop taking new leases; runs under way go on and release their leases when they
+	 * end. Called when the application context starts closing.
+	 */
+	public void beginShutdown() {
+		this.closing = true;
+	}
+
+	/**
+	 * Shut down: stop taking new leases, wait up to {@code gracePeriod} for running jobs
+	 * to end (they release their leases themselves), then stop the watchdog; runs still
+	 * going are declared lost and interrupted when configured.
+	 * @param gracePeriod how long to wait for running jobs
+	 */
+	public void shutdown(Duration gracePeriod) {
+		this.closing = true;
+		long deadline = System.nanoTime() + ActiveRun.saturatedNanos(gracePeriod);
+		while (!this.running.isEmpty() && deadline - System.nanoTime() > 0) {
+			try {
+				TimeUnit.MILLISECONDS.sleep(Math.min(50, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		if (!this.running.isEmpty()) {
+			logger.warn("cluster-singleton is shutting down while " + this.running.size()
+					+ " job(s) still run; their leases are no longer renewed");
+		}
+		this.watchdog.close();
+	}
+
+	/**
+	 * Set how long {@link #close()} waits for running jobs.
+	 * @param shutdownGracePeriod the grace period
+	 */
+	public void setShutdownGracePeriod(Duration shutdownGracePeriod) {
+		Assert.notNull(shutdownGracePeriod, "'shutdownGracePeriod' must not be null");
+		this.shutdownGracePeriod = shutdownGracePeriod;
+	}
+
+	/**
+	 * Shut down, waiting up to the {@link #setShutdownGracePeriod grace period} for
+	 * running jobs.
+	 */
+	@Override
+	public void close() {
+		shutdown(this.shutdownGracePeriod);
+	}
+
+	/**
+	 * The body of a guarded run.
+	 */
+	@FunctionalInterface
+	public interface Invocation {
+
+		/**
+		 * Run the job.
+		 * @return what the job returned
+		 * @throws Throwable what the job threw
+		 */
+		@Nullable Object proceed() throws Throwable;
+
+	}
+
+	/**
+	 * Settings of the engine.
+	 *
+	 * @param owner the identity of this node in the store
+	 * @param leaseTtl the time to live of a lease between renewals
+	 * @param slotTolerance how early a cron trigger may fire and still own the next slot
+	 * @param interruptOnLeaseLoss whether to interrupt a run that lost its lease
+	 */
+	public record Settings(String owner, Duration leaseTtl, Duration slotTolerance, boolean interruptOnLeaseLoss) {
+
+		public Settings {
+			Assert.hasText(owner, "'owner' must not be empty");
+			Assert.isTrue(leaseTtl != null && leaseTtl.compareTo(Duration.ofMillis(1)) >= 0,
+					"'leaseTtl' must be positive");
+			Assert.isTrue(slotTolerance != null && !slotTolerance.isNegative(), "'slotTolerance' must not be negative");
+		}
+
+	}
+
+}

@@ -1,0 +1,153 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.support.CronExpression;
+import org.springframework.util.Assert;
+
+/**
+ * The cron expressions of a job (usually one) and how a trigger maps to a slot: one fire
+ * time of the union of the expressions, each evaluated in its zone.
+ * <p>
+ * With {@code p} the latest fire time at or before now and {@code n} the next one after
+ * now, the slot is {@code n} when {@code n - now} is within the tolerance and within half
+ * of {@code n - p}, so a trigger that fires a few milliseconds early still gets its own
+ * slot and a one-second cron never borrows the next one; otherwise it is {@code p}.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public final class CronSlotSchedule {
+
+	/**
+	 * Longest look-back when searching the previous fire time: longer than four years, so
+	 * a February 29th expression still finds its previous fire time.
+	 */
+	private static final long MAX_LOOK_BACK_SECONDS = 1L << 27;
+
+	private final List<Cron> crons;
+
+	private CronSlotSchedule(List<Cron> crons) {
+		Assert.notEmpty(crons, "'crons' must not be empty");
+		this.crons = List.copyOf(crons);
+	}
+
+	/**
+	 * Create a schedule of one cron expression.
+	 * @param expression the cron expression, as {@code @Scheduled(cron)} takes it
+	 * @param zone the zone the expression is evaluated in
+	 * @return the schedule
+	 * @throws IllegalArgumentException when the expression is invalid
+	 */
+	public static CronSlotSchedule of(String expression, ZoneId zone) {
+		return new CronSlotSchedule(List.of(new Cron(expression, CronExpression.parse(expression), zone)));
+	}
+
+	/**
+	 * Create a schedule that is the union of several cron schedules.
+	 * @param schedules the schedules to combine
+	 * @return the schedule
+	 */
+	public static CronSlotSchedule union(List<CronSlotSchedule> schedules) {
+		return new CronSlotSchedule(schedules.stream().flatMap((schedule) -> schedule.crons.stream()).toList());
+	}
+
+	/**
+	 * Return the expressions of this schedule, each with its zone, for display.
+	 * @return the expressions
+	 */
+	public List<String> describe() {
+		return this.crons.stream().map((cron) -> cron.expression() + " [" + cron.zone().getId() + "]").toList();
+	}
+
+	/**
+	 * Return the slot a trigger at {@code now} owns.
+	 * @param now the current time
+	 * @param tolerance how early a trigger may fire and still own the next fire time
+	 * @return the slot, or {@code null} when the expressions never fire
+	 */
+	public @Nullable Instant slotFor(Instant now, Duration tolerance) {
+		Instant previous = null;
+		Instant next = null;
+		for (Cron cron : this.crons) {
+			Instant p = cron.previousOrSame(now);
+			Instant n = cron.next(now);
+			if (p != null && (previous == null || p.isAfter(previous))) {
+				previous = p;
+			}
+			if (n != null && (next == null || n.isBefore(next))) {
+				next = n;
+			}
+		}
+		if (next != null) {
+			Duration untilNext = Duration.between(now, next);
+			boolean withinTolerance = untilNext.compareTo(tolerance) <= 0;
+			boolean withinHalfPeriod = previous == null
+					|| untilNext.multipliedBy(2).compareTo(Duration.between(previous, next)) <= 0;
+			if (withinTolerance && withinHalfPeriod) {
+				return next;
+			}
+		}
+		return previous;
+	}
+
+	@Override
+	public String toString() {
+		return String.join(", ", describe());
+	}
+
+	private record Cron(String expression, CronExpression parsed, ZoneId zone) {
+
+		@Nullable Instant next(Instant now) {
+			ZonedDateTime next = this.parsed.next(now.atZone(this.zone));
+			return (next != null) ? next.toInstant() : null;
+		}
+
+		/**
+		 * Search backwards in doubling windows: the first window holding a fire time
+		 * holds at most about two periods of them, so this costs a few
+		 * {@link CronExpression#next} calls whatever the period.
+		 */
+		@Nullable Instant previousOrSame(Instant now) {
+			ZonedDateTime end = now.atZone(this.zone);
+			for (long window = 1; window <= MAX_LOOK_BACK_SECONDS; window <<= 1) {
+				// next() is strictly after its argument, so start one nanosecond early
+				ZonedDateTime candidate = this.parsed.next(end.minusSeconds(window).minusNanos(1));
+				if (candidate != null && !candidate.isAfter(end)) {
+					ZonedDateTime latest = candidate;
+					ZonedDateTime following = this.parsed.next(latest);
+					while (following != null && !following.isAfter(end)) {
+						latest = following;
+						following = this.parsed.next(latest);
+					}
+					return latest.toInstant();
+				}
+			}
+			return null;
+		}
+
+	}
+
+}

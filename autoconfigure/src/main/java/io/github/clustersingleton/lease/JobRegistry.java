@@ -1,0 +1,120 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every {@code @ClusterSingleton} job of the application, by name and by method. Filled
+ * while beans are post-processed; a job name claimed by two different methods fails
+ * startup.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public final class JobRegistry {
+
+	private final Map<String, Registration> byName = new ConcurrentHashMap<>();
+
+	private final Map<Method, JobDefinition> byMethod = new ConcurrentHashMap<>();
+
+	/**
+	 * Register the job of a method.
+	 * @param method the annotated method
+	 * @param job the resolved job
+	 * @return the registered job (the existing one when the method was registered
+	 * before, for example for a second bean of the same class)
+	 * @throws ClusterSingletonConfigurationException when another method already uses
+	 * the job's name
+	 */
+	public synchronized JobDefinition register(Method method, JobDefinition job) {
+		JobDefinition known = this.byMethod.get(method);
+		if (known != null) {
+			return known;
+		}
+		Registration existing = this.byName.get(job.name());
+		if (existing != null && !existing.method().equals(method)) {
+			throw new ClusterSingletonConfigurationException("Duplicate cluster-singleton job name '" + job.name()
+					+ "': it is used by " + existing.job().source() + " and by " + job.source()
+					+ ". Give one of them another @ClusterSingleton(name = ...): two jobs with one name would share "
+					+ "one lease and one slot history");
+		}
+		this.byName.put(job.name(), new Registration(method, job));
+		this.byMethod.put(method, job);
+		return job;
+	}
+
+	/**
+	 * Return the job of a method.
+	 * @param method the annotated method
+	 * @return the job, or {@code null} when the method has none registered
+	 */
+	public @Nullable JobDefinition forMethod(Method method) {
+		return this.byMethod.get(method);
+	}
+
+	/**
+	 * Return the job of a name.
+	 * @param name the job name
+	 * @return the job
+	 */
+	public Optional<JobDefinition> forName(String name) {
+		Registration registration = this.byName.get(name);
+		return (registration != null) ? Optional.of(registration.job()) : Optional.empty();
+	}
+
+	/**
+	 * Return all jobs, sorted by name.
+	 * @return the jobs
+	 */
+	public List<JobDefinition> jobs() {
+		List<JobDefinition> jobs = new ArrayList<>(this.byName.values().stream().map(Registration::job).toList());
+		jobs.sort((a, b) -> a.name().compareTo(b.name()));
+		return Collections.unmodifiableList(jobs);
+	}
+
+	/**
+	 * Return the job names.
+	 * @return the names
+	 */
+	public Collection<String> names() {
+		return Collections.unmodifiableSet(this.byName.keySet());
+	}
+
+	/**
+	 * Return whether no job is registered.
+	 * @return {@code true} when there is none
+	 */
+	public boolean isEmpty() {
+		return this.byName.isEmpty();
+	}
+
+	private record Registration(Method method, JobDefinition job) {
+
+	}
+
+}

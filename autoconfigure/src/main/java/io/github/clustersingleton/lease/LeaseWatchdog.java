@@ -1,0 +1,320 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Keeps the leases of running jobs alive. Every {@code lease-ttl / 3} it renews all
+ * leases this node holds in one {@link LeaseBackend#renew} call, and it declares a lease
+ * lost (and interrupts its run, when configured) as soon as one of these holds:
+ * <ul>
+ * <li>the store answered that the lease is no longer this run's;</li>
+ * <li>the local deadline passed: no renewal succeeded within one TTL of the last
+ * successful one (the store may already have handed the lease to another node);</li>
+ * <li>the run reached its {@code lockAtMostFor}.</li>
+ * </ul>
+ * Timing and store round trips run on two separate threads, so a store that hangs
+ * cannot delay the deadline checks.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public final class LeaseWatchdog implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
+
+	/**
+	 * Minimum time between two WARN logs about failed renewals.
+	 */
+	private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+	private final LeaseBackend backend;
+
+	private final long ttlNanos;
+
+	private final long intervalNanos;
+
+	private final boolean interruptOnLeaseLoss;
+
+	private final ClusterSingletonListener listener;
+
+	private final Set<ActiveRun> runs = ConcurrentHashMap.newKeySet();
+
+	private final ScheduledThreadPoolExecutor timer;
+
+	private final ExecutorService renewer;
+
+	private final AtomicBoolean renewalInFlight = new AtomicBoolean();
+
+	private final AtomicBoolean started = new AtomicBoolean();
+
+	private volatile boolean closed;
+
+	private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+
+	private final AtomicInteger suppressedWarnings = new AtomicInteger();
+
+	/**
+	 * Create a watchdog.
+	 * @param backend the store to renew leases in
+	 * @param ttl the lease time to live
+	 * @param interruptOnLeaseLoss whether to interrupt the thread of a run that lost its
+	 * lease
+	 * @param listener the listener to notify
+	 */
+	public LeaseWatchdog(LeaseBackend backend, Duration ttl, boolean interruptOnLeaseLoss,
+			ClusterSingletonListener listener) {
+		this.backend = backend;
+		this.ttlNanos = ttl.toNanos();
+		this.intervalNanos = Math.max(this.ttlNanos / 3, TimeUnit.MILLISECONDS.toNanos(10));
+		this.interruptOnLeaseLoss = interruptOnLeaseLoss;
+		this.listener = listener;
+		this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("cluster-singleton-watchdog"));
+		this.timer.setRemoveOnCancelPolicy(true);
+		this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		this.renewer = Executors.newSingleThreadExecutor(daemonThreads("cluster-singleton-renewal"));
+	}
+
+	private static ThreadFactory daemonThreads(String name) {
+		return (runnable) -> {
+			Thread thread = new Thread(runnable, name);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	/**
+	 * Start watching a run that just acquired its lease.
+	 * @param run the run
+	 * @return a handle that cancels the run's {@code lockAtMostFor} timer
+	 */
+	@Nullable ScheduledFuture<?> register(ActiveRun run) {
+		if (this.closed) {
+			return null;
+		}
+		this.runs.add(run);
+		if (this.started.compareAndSet(false, true)) {
+			this.timer.scheduleWithFixedDelay(this::tick, this.intervalNanos, this.intervalNanos, TimeUnit.NANOSECONDS);
+		}
+		long untilCap = run.capNanos() - System.nanoTime();
+		try {
+			return this.timer.schedule(() -> checkCap(run), Math.max(0, untilCap), TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException ex) {
+			// closed concurrently: the run is declared lost by close()
+			return null;
+		}
+	}
+
+	/**
+	 * Stop watching a run that ended.
+	 * @param run the run
+	 * @param capTimer the handle {@link #register} returned
+	 */
+	void unregister(ActiveRun run, @Nullable ScheduledFuture<?> capTimer) {
+		this.runs.remove(run);
+		if (capTimer != null) {
+			capTimer.cancel(false);
+		}
+	}
+
+	/**
+	 * Return how many leases this node holds for running jobs.
+	 * @return the number of held leases
+	 */
+	public int heldLeases() {
+		return this.runs.size();
+	}
+
+	/**
+	 * Return the names of the jobs whose leases this node holds.
+	 * @return the job names
+	 */
+	public Set<String> heldJobs() {
+		Set<String> names = ConcurrentHashMap.newKeySet();
+		this.runs.forEach((run) -> names.add(run.jobName()));
+		return names;
+	}
+
+	private void checkCap(ActiveRun run) {
+		if (this.runs.contains(run)) {
+			lose(run, "the run exceeded its lockAtMostFor of " + run.job().lockAtMostFor());
+		}
+	}
+
+	/**
+	 * One watchdog tick: check deadlines on this thread, then hand the renewal of every
+	 * lease still valid to the renewal thread, unless the previous round trip is still
+	 * under way.
+	 */
+	private void tick() {
+		try {
+			long now = System.nanoTime();
+			List<ActiveRun> toRenew = new ArrayList<>(this.runs.size());
+			long earliestDeadline = now + this.intervalNanos;
+			for (ActiveRun run : this.runs) {
+				if (now - run.capNanos() >= 0) {
+					lose(run, "the run exceeded its lockAtMostFor of " + run.job().lockAtMostFor());
+				}
+				else if (now - run.deadlineNanos() >= 0) {
+					lose(run, "no renewal succeeded within the lease TTL of " + Duration.ofNanos(this.ttlNanos)
+							+ "; another node may hold the lease now");
+				}
+				else if (!run.isLost()) {
+					toRenew.add(run);
+					if (run.deadlineNanos() - earliestDeadline < 0) {
+						earliestDeadline = run.deadlineNanos();
+					}
+				}
+			}
+			if (!toRenew.isEmpty() && this.renewalInFlight.compareAndSet(false, true)) {
+				try {
+					this.renewer.execute(() -> renew(toRenew));
+				}
+				catch (RuntimeException ex) {
+					this.renewalInFlight.set(false);
+				}
+			}
+			// a renewal that keeps failing must not leave a run past its deadline until the
+			// next tick: check again right at the earliest deadline
+			long untilDeadline = earliestDeadline - System.nanoTime();
+			if (untilDeadline < this.intervalNanos && !this.closed) {
+				this.timer.schedule(this::checkDeadlines, Math.max(0, untilDeadline), TimeUnit.NANOSECONDS);
+			}
+		}
+		catch (Throwable ex) {
+			logger.error("cluster-singleton watchdog tick failed", ex);
+		}
+	}
+
+	private void checkDeadlines() {
+		long now = System.nanoTime();
+		for (ActiveRun run : this.runs) {
+			if (now - run.deadlineNanos() >= 0) {
+				lose(run, "no renewal succeeded within the lease TTL of " + Duration.ofNanos(this.ttlNanos)
+						+ "; another node may hold the lease now");
+			}
+		}
+	}
+
+	private void renew(List<ActiveRun> batch) {
+		List<HeldLease> leases = batch.stream().map(ActiveRun::lease).toList();
+		long sent = System.nanoTime();
+		try {
+			Set<String> renewed = this.backend.renew(leases, Duration.ofNanos(this.ttlNanos));
+			long took = System.nanoTime() - sent;
+			for (ActiveRun run : batch) {
+				if (renewed.contains(run.lease().leaseToken())) {
+					run.renewed(sent, this.ttlNanos);
+				}
+				else if (this.runs.contains(run)) {
+					lose(run, "the store no longer holds this node's lease (it expired, was taken over or was "
+							+ "force-released)");
+				}
+			}
+			notifyRenewal(leases, renewed.size(), took, null);
+		}
+		catch (Throwable ex) {
+			long took = System.nanoTime() - sent;
+			warnRenewalFailure(batch.size(), ex);
+			notifyRenewal(leases, 0, took, ex);
+		}
+		finally {
+			this.renewalInFlight.set(false);
+		}
+	}
+
+	private void notifyRenewal(List<HeldLease> leases, int renewed, long tookNanos, @Nullable Throwable error) {
+		try {
+			this.listener.renewalAttempted(leases, renewed, Duration.ofNanos(tookNanos), error);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton listener failed", ex);
+		}
+	}
+
+	private void warnRenewalFailure(int count, Throwable ex) {
+		long now = System.nanoTime();
+		if (now - this.lastWarnNanos >= WARN_INTERVAL_NANOS) {
+			this.lastWarnNanos = now;
+			int suppressed = this.suppressedWarnings.getAndSet(0);
+			logger.warn("cluster-singleton could not renew " + count + " lease(s) in the " + this.backend.id()
+					+ " store; retrying every " + Duration.ofNanos(this.intervalNanos)
+					+ " until each lease's local deadline"
+					+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": " + ex,
+					logger.isDebugEnabled() ? ex : null);
+		}
+		else {
+			this.suppressedWarnings.incrementAndGet();
+		}
+	}
+
+	private void lose(ActiveRun run, String reason) {
+		if (!run.lose(reason)) {
+			return;
+		}
+		logger.error("cluster-singleton job '" + run.jobName() + "' lost its lease (fencingToken="
+				+ run.fencingToken() + ", slot=" + run.lease().slot() + "): " + reason
+				+ (this.interruptOnLeaseLoss ? "; interrupting the run" : "; the run goes on without a lease"));
+		try {
+			this.listener.leaseLost(run.job(), run.lease(), reason);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton listener failed", ex);
+		}
+		if (this.interruptOnLeaseLoss) {
+			run.interrupt();
+		}
+	}
+
+	/**
+	 * Stop renewing. Every run still registered is declared lost (and interrupted when
+	 * configured), since nothing keeps its lease alive any more.
+	 */
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		for (ActiveRun run : this.runs) {
+			lose(run, "the application is shutting down and the watchdog stopped renewing");
+		}
+		this.timer.shutdownNow();
+		this.renewer.shutdownNow();
+	}
+
+}

@@ -1,0 +1,516 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.contract;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The contract every {@link LeaseBackend} meets, run against a real store by one subclass
+ * per backend. Every test uses job names of its own, so tests never see each other's
+ * leases and the store needs no cleaning.
+ *
+ * @author cluster-singleton contributors
+ */
+@TestInstance(Lifecycle.PER_CLASS)
+public abstract class AbstractLeaseBackendContractTests {
+
+	/**
+	 * A TTL that outlives every test.
+	 */
+	protected static final Duration LONG_TTL = Duration.ofSeconds(30);
+
+	/**
+	 * A TTL short enough to wait for.
+	 */
+	protected static final Duration SHORT_TTL = Duration.ofSeconds(1);
+
+	/**
+	 * How long a test waits for something a short TTL makes happen.
+	 */
+	private static final Duration PATIENCE = Duration.ofSeconds(10);
+
+	/**
+	 * How much earlier than the store's clock says the local clock may see a lease end
+	 * (the two clocks tick at slightly different moments).
+	 */
+	private static final Duration CLOCK_TOLERANCE = Duration.ofMillis(200);
+
+	private final String jobNamePrefix = "contract-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+
+	/**
+	 * Return the backend under test, on a reachable store.
+	 * @return the backend
+	 */
+	protected abstract LeaseBackend backend();
+
+	/**
+	 * Return a backend whose store cannot be reached.
+	 * @return the backend
+	 */
+	protected abstract LeaseBackend unreachableBackend();
+
+	/**
+	 * Return the number of round trips to the store of {@link #backend()} since the last
+	 * {@link #resetRoundTrips()}.
+	 * @return the round trips
+	 */
+	protected abstract long roundTrips();
+
+	/**
+	 * Reset the round-trip counter.
+	 */
+	protected abstract void resetRoundTrips();
+
+	/**
+	 * Return the round trips of an uncontended, successful acquisition.
+	 * @return the round trips
+	 */
+	protected int expectedAcquireRoundTrips() {
+		return 1;
+	}
+
+	/**
+	 * Return the round trips of an acquisition that fails because another one holds the
+	 * lease (telling who, which may take a second look).
+	 * @return the round trips
+	 */
+	protected int expectedFailedAcquireRoundTrips() {
+		return 1;
+	}
+
+	/**
+	 * Return the round trips of a release.
+	 * @return the round trips
+	 */
+	protected int expectedReleaseRoundTrips() {
+		return 1;
+	}
+
+	/**
+	 * Return the round trips of a renewal of leases that are all still held.
+	 * @return the round trips
+	 */
+	protected int expectedRenewRoundTrips() {
+		return 1;
+	}
+
+	@Test
+	void acquireIsExclusive() {
+		String job = jobName("exclusive");
+		HeldLease a = acquire(request(job, "node-a"));
+		assertThat(a.fencingToken()).isPositive();
+		AcquireResult b = backend().tryAcquire(request(job, "node-b"));
+		assertThat(b.outcome()).isEqualTo(Outcome.HELD);
+		assertThat(b.holder()).isEqualTo("node-a");
+		assertThat(b.isAcquired()).isFalse();
+		// the same owner with a new acquisition token is refused too
+		assertThat(backend().tryAcquire(request(job, "node-a")).outcome()).isEqualTo(Outcome.HELD);
+	}
+
+	@Test
+	void concurrentAcquisitionsNeverOverlap() throws Exception {
+		String job = jobName("concurrent");
+		int threads = 8;
+		int attempts = 50;
+		AtomicInteger holders = new AtomicInteger();
+		AtomicInteger maxHolders = new AtomicInteger();
+		AtomicInteger acquisitions = new AtomicInteger();
+		ConcurrentLinkedQueue<Long> fencingTokens = new ConcurrentLinkedQueue<>();
+		CountDownLatch start = new CountDownLatch(1);
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				String owner = "node-" + t;
+				futures.add(executor.submit(() -> {
+					start.await();
+					for (int i = 0; i < attempts; i++) {
+						LeaseRequest request = request(job, owner);
+						AcquireResult result = backend().tryAcquire(request);
+						if (result.isAcquired()) {
+							int now = holders.incrementAndGet();
+							maxHolders.accumulateAndGet(now, Math::max);
+							acquisitions.incrementAndGet();
+							fencingTokens.add(result.fencingToken());
+							Thread.sleep(1);
+							holders.decrementAndGet();
+							backend().release(HeldLease.of(request, result.fencingToken()), Duration.ZERO);
+						}
+						else {
+							assertThat(result.outcome()).isEqualTo(Outcome.HELD);
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> future : futures) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(maxHolders).hasValue(1);
+		assertThat(acquisitions.get()).isPositive();
+		assertThat(new HashSet<>(fencingTokens)).as("distinct fencing tokens").hasSize(acquisitions.get());
+	}
+
+	@Test
+	void releaseLetsAnotherOwnerAcquire() {
+		String job = jobName("release");
+		HeldLease a = acquire(request(job, "node-a"));
+		backend().release(a, Duration.ZERO);
+		HeldLease b = acquire(request(job, "node-b"));
+		assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
+		assertThat(backend().describe(job)).get().satisfies((info) -> {
+			assertThat(info.holder()).isEqualTo("node-b");
+			assertThat(info.live()).isTrue();
+		});
+	}
+
+	@Test
+	void lockAtLeastForKeepsLeaseAfterRelease() {
+		String job = jobName("at-least");
+		long started = System.nanoTime();
+		HeldLease a = acquire(request(job, "node-a"));
+		backend().release(a, Duration.ofSeconds(1));
+		AcquireResult early = backend().tryAcquire(request(job, "node-b"));
+		assertThat(early.outcome()).isEqualTo(Outcome.HELD);
+		assertThat(early.holder()).isEqualTo("node-a");
+		awaitAcquired(request(job, "node-b"));
+		assertThat(elapsedSince(started)).isGreaterThanOrEqualTo(Duration.ofSeconds(1).minus(CLOCK_TOLERANCE));
+	}
+
+	@Test
+	void leaseExpiresAfterTtlWithoutRenewal() {
+		String job = jobName("expiry");
+		long started = System.nanoTime();
+		HeldLease a = acquire(request(job, "node-a", SHORT_TTL, null));
+		assertThat(backend().tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
+		AcquireResult b = awaitAcquired(request(job, "node-b"));
+		assertThat(elapsedSince(started)).isGreaterThanOrEqualTo(SHORT_TTL.minus(CLOCK_TOLERANCE));
+		assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
+		assertThat(backend().describe(job)).get().extracting(LeaseInfo::holder).isEqualTo("node-b");
+	}
+
+	@Test
+	void renewExtendsLease() throws InterruptedException {
+		String job = jobName("renew");
+		HeldLease a = acquire(request(job, "node-a", SHORT_TTL, null));
+		// 3 s of renewals every quarter TTL: without them the lease would end after 1 s
+		for (int i = 0; i < 12; i++) {
+			Thread.sleep(250);
+			assertThat(backend().renew(List.of(a), SHORT_TTL)).containsExactly(a.leaseToken());
+			assertThat(backend().tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
+		}
+		assertThat(backend().describe(job)).get().satisfies((info) -> {
+			assertThat(info.holder()).isEqualTo("node-a");
+			assertThat(info.live()).isTrue();
+			assertThat(info.fencingToken()).isEqualTo(a.fencingToken());
+		});
+	}
+
+	@Test
+	void renewReturnsOnlyLeasesStillHeld() {
+		HeldLease forced = acquire(request(jobName("renew-forced"), "node-a"));
+		HeldLease expired = acquire(request(jobName("renew-expired"), "node-a", SHORT_TTL, null));
+		HeldLease kept = acquire(request(jobName("renew-kept"), "node-a"));
+		assertThat(backend().forceRelease(forced.jobName())).isTrue();
+		awaitAcquired(request(expired.jobName(), "node-b"));
+		Set<String> renewed = backend().renew(List.of(forced, expired, kept), LONG_TTL);
+		assertThat(renewed).containsExactly(kept.leaseToken());
+		assertThat(backend().describe(forced.jobName())).get().extracting(LeaseInfo::live).isEqualTo(false);
+		assertThat(backend().describe(expired.jobName())).get().extracting(LeaseInfo::holder).isEqualTo("node-b");
+	}
+
+	@Test
+	void renewOfNothingDoesNotTouchStore() {
+		resetRoundTrips();
+		assertThat(backend().renew(List.of(), LONG_TTL)).isEmpty();
+		assertThat(roundTrips()).isZero();
+	}
+
+	@Test
+	void staleTokenDoesNotTouchNewHolder() {
+		String job = jobName("stale");
+		HeldLease a = acquire(request(job, "node-a"));
+		assertThat(backend().forceRelease(job)).isTrue();
+		HeldLease b = acquire(request(job, "node-b"));
+		LeaseInfo before = backend().describe(job).orElseThrow();
+		backend().release(a, Duration.ZERO);
+		assertThat(backend().renew(List.of(a), Duration.ofMinutes(5))).isEmpty();
+		LeaseInfo after = backend().describe(job).orElseThrow();
+		assertThat(after.holder()).isEqualTo("node-b");
+		assertThat(after.live()).isTrue();
+		assertThat(after.expiresAt()).isEqualTo(before.expiresAt());
+		assertThat(after.fencingToken()).isEqualTo(b.fencingToken());
+	}
+
+	@Test
+	void slotAtOrBeforeLastClaimedSlotIsRefused() {
+		String job = jobName("slot");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		HeldLease a = acquire(request(job, "node-a", LONG_TTL, slot));
+		backend().release(a, Duration.ZERO);
+		AcquireResult same = backend().tryAcquire(request(job, "node-b", LONG_TTL, slot));
+		assertThat(same.outcome()).isEqualTo(Outcome.SLOT_DONE);
+		assertThat(same.lastSlot()).isEqualTo(slot);
+		AcquireResult earlier = backend().tryAcquire(request(job, "node-b", LONG_TTL, slot.minusSeconds(1)));
+		assertThat(earlier.outcome()).isEqualTo(Outcome.SLOT_DONE);
+		HeldLease next = acquire(request(job, "node-b", LONG_TTL, slot.plusSeconds(1)));
+		assertThat(next.fencingToken()).isGreaterThan(a.fencingToken());
+		assertThat(backend().describe(job)).get().extracting(LeaseInfo::lastSlot).isEqualTo(slot.plusSeconds(1));
+	}
+
+	@Test
+	void newerSlotWhileLeaseIsHeldIsHeld() {
+		String job = jobName("slot-held");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		acquire(request(job, "node-a", LONG_TTL, slot));
+		AcquireResult next = backend().tryAcquire(request(job, "node-b", LONG_TTL, slot.plusSeconds(1)));
+		assertThat(next.outcome()).isEqualTo(Outcome.HELD);
+		assertThat(next.holder()).isEqualTo("node-a");
+		assertThat(backend().describe(job)).get().extracting(LeaseInfo::lastSlot).isEqualTo(slot);
+	}
+
+	@Test
+	void slotlessAcquisitionKeepsLastSlot() {
+		String job = jobName("slotless");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		HeldLease a = acquire(request(job, "node-a", LONG_TTL, slot));
+		backend().release(a, Duration.ZERO);
+		HeldLease b = acquire(request(job, "node-b"));
+		assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
+		assertThat(backend().describe(job)).get().extracting(LeaseInfo::lastSlot).isEqualTo(slot);
+		backend().release(b, Duration.ZERO);
+		assertThat(backend().tryAcquire(request(job, "node-c", LONG_TTL, slot)).outcome()).isEqualTo(Outcome.SLOT_DONE);
+	}
+
+	@Test
+	void fencingTokensIncreaseAcrossReleaseExpiryAndForceRelease() {
+		String job = jobName("fencing");
+		HeldLease first = acquire(request(job, "node-a"));
+		backend().release(first, Duration.ZERO);
+		HeldLease second = acquire(request(job, "node-b"));
+		assertThat(backend().forceRelease(job)).isTrue();
+		HeldLease third = acquire(request(job, "node-c", SHORT_TTL, null));
+		AcquireResult fourth = awaitAcquired(request(job, "node-d"));
+		assertThat(List.of(first.fencingToken(), second.fencingToken(), third.fencingToken(), fourth.fencingToken()))
+			.isSorted()
+			.doesNotHaveDuplicates();
+		assertThat(first.fencingToken()).isPositive();
+	}
+
+	@Test
+	void describeShowsStoredState() {
+		String job = jobName("describe");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		HeldLease a = acquire(request(job, "node-a", LONG_TTL, slot));
+		assertThat(backend().describe(job)).get().satisfies((info) -> {
+			assertThat(info.jobName()).isEqualTo(job);
+			assertThat(info.holder()).isEqualTo("node-a");
+			assertThat(info.live()).isTrue();
+			assertThat(info.fencingToken()).isEqualTo(a.fencingToken());
+			assertThat(info.lastSlot()).isEqualTo(slot);
+			// store time, but on any sane clock (and in any time zone) close to ours
+			assertThat(info.acquiredAt()).isCloseTo(Instant.now(), within(1, ChronoUnit.MINUTES));
+			assertThat(info.expiresAt()).isNotNull();
+			assertThat(Duration.between(info.acquiredAt(), info.expiresAt())).isEqualTo(LONG_TTL);
+		});
+		backend().release(a, Duration.ZERO);
+		assertThat(backend().describe(job)).get().satisfies((info) -> {
+			assertThat(info.live()).isFalse();
+			assertThat(info.fencingToken()).isEqualTo(a.fencingToken());
+			assertThat(info.lastSlot()).isEqualTo(slot);
+		});
+	}
+
+	@Test
+	void describeOfUnknownJobIsEmpty() {
+		assertThat(backend().describe(jobName("unknown"))).isEmpty();
+	}
+
+	@Test
+	void forceReleaseExpiresLiveLeaseOnce() {
+		String job = jobName("force");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		HeldLease a = acquire(request(job, "node-a", LONG_TTL, slot));
+		assertThat(backend().forceRelease(job)).isTrue();
+		assertThat(backend().forceRelease(job)).isFalse();
+		assertThat(backend().forceRelease(jobName("force-unknown"))).isFalse();
+		assertThat(backend().describe(job)).get().satisfies((info) -> {
+			assertThat(info.live()).isFalse();
+			assertThat(info.fencingToken()).isEqualTo(a.fencingToken());
+			assertThat(info.lastSlot()).isEqualTo(slot);
+		});
+		assertThat(backend().renew(List.of(a), LONG_TTL)).isEmpty();
+	}
+
+	@Test
+	void renewalOfManyLeasesIsOneRoundTrip() {
+		List<HeldLease> leases = new ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			leases.add(acquire(request(jobName("batch-" + i), "node-a")));
+		}
+		resetRoundTrips();
+		Set<String> renewed = backend().renew(leases, LONG_TTL);
+		assertThat(roundTrips()).isEqualTo(expectedRenewRoundTrips());
+		assertThat(renewed).hasSize(50)
+			.containsExactlyInAnyOrderElementsOf(leases.stream().map(HeldLease::leaseToken).toList());
+	}
+
+	@Test
+	void acquireAndReleaseRoundTrips() {
+		String job = jobName("round-trips");
+		resetRoundTrips();
+		HeldLease first = acquire(request(job, "node-a"));
+		assertThat(roundTrips()).as("first acquisition").isEqualTo(expectedAcquireRoundTrips());
+		resetRoundTrips();
+		backend().release(first, Duration.ZERO);
+		assertThat(roundTrips()).as("release").isEqualTo(expectedReleaseRoundTrips());
+		resetRoundTrips();
+		acquire(request(job, "node-b"));
+		assertThat(roundTrips()).as("acquisition of a released lease").isEqualTo(expectedAcquireRoundTrips());
+		resetRoundTrips();
+		assertThat(backend().tryAcquire(request(job, "node-c")).outcome()).isEqualTo(Outcome.HELD);
+		assertThat(roundTrips()).as("failed acquisition").isEqualTo(expectedFailedAcquireRoundTrips());
+	}
+
+	@Test
+	void unreachableStoreFailsFastWithRuntimeException() {
+		LeaseBackend unreachable = unreachableBackend();
+		String job = jobName("unreachable");
+		LeaseRequest request = request(job, "node-a");
+		HeldLease lease = HeldLease.of(request, 1);
+		long started = System.nanoTime();
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> unreachable.tryAcquire(request));
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> unreachable.renew(List.of(lease), LONG_TTL));
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> unreachable.release(lease, Duration.ZERO));
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(unreachable::probe);
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> unreachable.describe(job));
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> unreachable.forceRelease(job));
+		assertThat(elapsedSince(started)).isLessThan(Duration.ofSeconds(15));
+	}
+
+	@Test
+	void probeOfReachableStoreSucceeds() {
+		backend().probe();
+	}
+
+	/**
+	 * Return the prefix of every job name this test class uses, unique to this run of it,
+	 * so that a subclass can remove exactly its own leases from a shared store.
+	 * @return the prefix
+	 */
+	protected final String jobNamePrefix() {
+		return this.jobNamePrefix;
+	}
+
+	/**
+	 * Return a job name no other test uses.
+	 * @param name a readable name
+	 * @return the job name
+	 */
+	protected String jobName(String name) {
+		return this.jobNamePrefix + name + "-" + UUID.randomUUID();
+	}
+
+	/**
+	 * Return a slot-less request with a fresh lease token and {@link #LONG_TTL}.
+	 * @param jobName the job name
+	 * @param owner the owner
+	 * @return the request
+	 */
+	protected static LeaseRequest request(String jobName, String owner) {
+		return request(jobName, owner, LONG_TTL, null);
+	}
+
+	/**
+	 * Return a request with a fresh lease token.
+	 * @param jobName the job name
+	 * @param owner the owner
+	 * @param ttl the TTL
+	 * @param slot the slot, or {@code null}
+	 * @return the request
+	 */
+	protected static LeaseRequest request(String jobName, String owner, Duration ttl, Instant slot) {
+		return new LeaseRequest(jobName, owner, UUID.randomUUID().toString(), ttl, slot);
+	}
+
+	/**
+	 * Acquire a lease, failing the test when that does not succeed.
+	 * @param request the request
+	 * @return the held lease
+	 */
+	protected HeldLease acquire(LeaseRequest request) {
+		AcquireResult result = backend().tryAcquire(request);
+		assertThat(result.outcome()).as("acquisition of %s by %s", request.jobName(), request.owner())
+			.isEqualTo(Outcome.ACQUIRED);
+		return HeldLease.of(request, result.fencingToken());
+	}
+
+	/**
+	 * Try to acquire a lease until that succeeds, failing the test after a while.
+	 * @param request the request
+	 * @return the successful result
+	 */
+	protected AcquireResult awaitAcquired(LeaseRequest request) {
+		AtomicReference<AcquireResult> result = new AtomicReference<>();
+		await().atMost(PATIENCE).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(() -> {
+			AcquireResult attempt = backend().tryAcquire(request);
+			result.set(attempt);
+			return attempt.isAcquired();
+		});
+		return result.get();
+	}
+
+	private static Duration elapsedSince(long nanoTime) {
+		return Duration.ofNanos(System.nanoTime() - nanoTime);
+	}
+
+}

@@ -1,0 +1,343 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.test.CountingDataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/**
+ * The backend contract plus JDBC-specific behavior, run by one subclass per database
+ * against the default table {@code cluster_singleton_lease}, created by
+ * {@link JdbcLeaseSchemaInitializer}.
+ *
+ * @author cluster-singleton contributors
+ */
+abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContractTests {
+
+	private HikariDataSource pool;
+
+	private CountingDataSource dataSource;
+
+	private JdbcLeaseBackend backend;
+
+	private JdbcLeaseBackend unreachableBackend;
+
+	/**
+	 * Return a new pool on the database under test.
+	 * @return the pool
+	 */
+	protected abstract HikariDataSource createPool();
+
+	/**
+	 * Return a data source on the database under test that cannot be reached.
+	 * @return the data source
+	 */
+	protected abstract DataSource createUnreachableDataSource();
+
+	/**
+	 * Return the name of a schema that the test user may create tables in.
+	 * @return the schema name
+	 */
+	protected abstract String schemaName();
+
+	/**
+	 * Return whether the database is an embedded one.
+	 * @return whether it is embedded
+	 */
+	protected boolean isEmbedded() {
+		return false;
+	}
+
+	/**
+	 * Adapt the data source the backend uses, before the statements are counted.
+	 * @param dataSource the pool
+	 * @return the data source to use
+	 */
+	protected DataSource adapt(DataSource dataSource) {
+		return dataSource;
+	}
+
+	/**
+	 * Return the round trips of a failed acquisition: the upsert, then a {@code SELECT}
+	 * of the holder, on most databases.
+	 */
+	@Override
+	protected int expectedFailedAcquireRoundTrips() {
+		return 2;
+	}
+
+	@BeforeAll
+	void createBackend() {
+		this.pool = createPool();
+		this.dataSource = new CountingDataSource(adapt(this.pool));
+		assertThat(new JdbcLeaseSchemaInitializer(this.dataSource, JdbcLeaseBackend.DEFAULT_TABLE_NAME,
+				DatabaseInitializationMode.ALWAYS)
+			.initialize()).isTrue();
+		this.backend = new JdbcLeaseBackend(this.dataSource, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+		this.unreachableBackend = new JdbcLeaseBackend(createUnreachableDataSource(),
+				JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+	}
+
+	@AfterAll
+	void removeLeasesAndClosePool() throws SQLException {
+		if (this.pool == null) {
+			return;
+		}
+		try (Connection connection = this.pool.getConnection();
+				PreparedStatement statement = connection
+					.prepareStatement("DELETE FROM " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " WHERE name LIKE ?")) {
+			statement.setString(1, jobNamePrefix() + "%");
+			statement.executeUpdate();
+		}
+		finally {
+			this.pool.close();
+		}
+	}
+
+	@Override
+	protected LeaseBackend backend() {
+		return this.backend;
+	}
+
+	@Override
+	protected LeaseBackend unreachableBackend() {
+		return this.unreachableBackend;
+	}
+
+	@Override
+	protected long roundTrips() {
+		return this.dataSource.getCount();
+	}
+
+	@Override
+	protected void resetRoundTrips() {
+		this.dataSource.reset();
+	}
+
+	@Test
+	void idIsJdbc() {
+		assertThat(this.backend.id()).isEqualTo("jdbc");
+	}
+
+	@Test
+	void leaseChangesDoNotJoinCallersTransaction() {
+		String job = jobName("transaction");
+		LeaseRequest request = request(job, "node-a");
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		transaction.executeWithoutResult((status) -> {
+			// the caller's transaction holds a connection of its own
+			new JdbcTemplate(this.dataSource).queryForObject("SELECT 1", Integer.class);
+			assertThat(this.backend.tryAcquire(request).isAcquired()).isTrue();
+			status.setRollbackOnly();
+		});
+		assertThat(this.backend.describe(job)).get().satisfies((info) -> {
+			assertThat(info.holder()).isEqualTo("node-a");
+			assertThat(info.live()).isTrue();
+		});
+		transaction.executeWithoutResult((status) -> {
+			this.backend.release(HeldLease.of(request, 1), Duration.ZERO);
+			status.setRollbackOnly();
+		});
+		assertThat(this.backend.describe(job)).get().extracting(LeaseInfo::live).isEqualTo(false);
+	}
+
+	@Test
+	void renewalOfMoreThan1000LeasesIsChunked() {
+		int count = JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT + 1;
+		List<HeldLease> leases = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			leases.add(acquire(request(jobName("chunk-" + i), "node-a")));
+		}
+		resetRoundTrips();
+		assertThat(this.backend.renew(leases, LONG_TTL)).hasSize(count);
+		assertThat(roundTrips()).isEqualTo(2);
+	}
+
+	@Test
+	void jobNamesUpTo200CharactersAreValid() {
+		String name = jobName("longest-");
+		String longest = name + "j".repeat(200 - name.length());
+		assertThatNoException().isThrownBy(() -> this.backend.validateJobName(longest));
+		assertThat(this.backend.tryAcquire(request(longest, "node-a")).isAcquired()).isTrue();
+		assertThat(this.backend.describe(longest)).get().extracting(LeaseInfo::holder).isEqualTo("node-a");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.backend.validateJobName(longest + "x"))
+			.withMessageContaining("201")
+			.withMessageContaining("at most 200 characters")
+			.withMessageContaining("column 'name'");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.backend.validateJobName(""))
+			.withMessageContaining("empty");
+	}
+
+	@Test
+	void customTableNamesWork() {
+		String plain = uniqueTableName("cs_custom");
+		String qualified = schemaName() + "." + uniqueTableName("cs_custom");
+		try {
+			for (String table : List.of(plain, qualified)) {
+				assertThat(new JdbcLeaseSchemaInitializer(this.dataSource, table, DatabaseInitializationMode.ALWAYS)
+					.initialize()).isTrue();
+				// twice: the script runs against an existing table
+				assertThat(new JdbcLeaseSchemaInitializer(this.dataSource, table, DatabaseInitializationMode.ALWAYS)
+					.initialize()).isTrue();
+				JdbcLeaseBackend custom = new JdbcLeaseBackend(this.dataSource, table);
+				custom.probe();
+				String job = jobName("custom");
+				LeaseRequest request = request(job, "node-a");
+				HeldLease lease = HeldLease.of(request, custom.tryAcquire(request).fencingToken());
+				assertThat(lease.fencingToken()).isEqualTo(1);
+				assertThat(custom.renew(List.of(lease), LONG_TTL)).containsExactly(lease.leaseToken());
+				custom.release(lease, Duration.ZERO);
+				assertThat(custom.describe(job)).get().extracting(LeaseInfo::live).isEqualTo(false);
+				// the default table never saw the job
+				assertThat(this.backend.describe(job)).isEmpty();
+			}
+		}
+		finally {
+			dropTables(plain, qualified);
+		}
+	}
+
+	@Test
+	void probeFailsWhenTableIsMissing() {
+		JdbcLeaseBackend missing = new JdbcLeaseBackend(this.dataSource, uniqueTableName("cs_missing"));
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(missing::probe);
+	}
+
+	@Test
+	void initializationModes() {
+		String table = uniqueTableName("cs_mode");
+		try {
+			assertThat(new JdbcLeaseSchemaInitializer(this.dataSource, table, DatabaseInitializationMode.NEVER)
+				.initialize()).isFalse();
+			JdbcLeaseBackend backend = new JdbcLeaseBackend(this.dataSource, table);
+			assertThatExceptionOfType(DataAccessException.class).isThrownBy(backend::probe);
+			assertThat(new JdbcLeaseSchemaInitializer(this.dataSource, table, DatabaseInitializationMode.EMBEDDED)
+				.initialize()).isEqualTo(isEmbedded());
+			if (isEmbedded()) {
+				backend.probe();
+			}
+			else {
+				assertThatExceptionOfType(DataAccessException.class).isThrownBy(backend::probe);
+			}
+		}
+		finally {
+			dropTables(table);
+		}
+	}
+
+	@Test
+	void concurrentSchemaInitializationSucceeds() throws Exception {
+		int threads = 8;
+		List<String> tables = new ArrayList<>();
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			warmUp(threads);
+			for (int round = 0; round < 4; round++) {
+				String table = uniqueTableName("cs_init");
+				tables.add(table);
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<Boolean>> results = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					results.add(executor.submit(() -> {
+						start.await();
+						return new JdbcLeaseSchemaInitializer(this.dataSource, table, DatabaseInitializationMode.ALWAYS)
+							.initialize();
+					}));
+				}
+				start.countDown();
+				for (Future<Boolean> result : results) {
+					assertThat(result.get(30, TimeUnit.SECONDS)).isTrue();
+				}
+				new JdbcLeaseBackend(this.dataSource, table).probe();
+			}
+		}
+		finally {
+			executor.shutdownNow();
+			dropTables(tables.toArray(String[]::new));
+		}
+	}
+
+	/**
+	 * Open (and return to the pool) as many connections as threads will use, so that they
+	 * start their statements at the same moment rather than one connection apart.
+	 */
+	private void warmUp(int connections) throws SQLException {
+		List<Connection> open = new ArrayList<>();
+		try {
+			for (int i = 0; i < connections; i++) {
+				open.add(this.pool.getConnection());
+			}
+		}
+		finally {
+			for (Connection connection : open) {
+				connection.close();
+			}
+		}
+	}
+
+	private static String uniqueTableName(String prefix) {
+		return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16).toLowerCase(Locale.ROOT);
+	}
+
+	private void dropTables(String... tables) {
+		try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement()) {
+			for (String table : tables) {
+				statement.execute("DROP TABLE IF EXISTS " + table);
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Failed to drop test tables", ex);
+		}
+	}
+
+}
