@@ -56,7 +56,7 @@ import static org.awaitility.Awaitility.await;
  * @author cluster-singleton contributors
  */
 @TestInstance(Lifecycle.PER_CLASS)
-public abstract class AbstractLeaseBackendContractTests {
+public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEngineContractTests {
 
 	/**
 	 * A TTL that outlives every test.

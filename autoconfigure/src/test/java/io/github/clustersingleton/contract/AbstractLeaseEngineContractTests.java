@@ -1,0 +1,493 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.contract;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseLostException;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.ClusterSingletonListener;
+import io.github.clustersingleton.lease.CronSlotSchedule;
+import io.github.clustersingleton.lease.JobDefinition;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.scheduling.support.CronTrigger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The engine half of the contract suite: the executor and its watchdog running real jobs
+ * on the backend under test. {@link AbstractLeaseBackendContractTests} adds the store
+ * half; every backend runs both.
+ *
+ * @author cluster-singleton contributors
+ */
+public abstract class AbstractLeaseEngineContractTests {
+
+	/**
+	 * The shortest TTL the engine accepts: renewals every third of a second.
+	 */
+	private static final Duration TTL = Duration.ofSeconds(1);
+
+	private static final Duration PATIENCE = Duration.ofSeconds(15);
+
+	private final List<ClusterSingletonExecutor> executors = new CopyOnWriteArrayList<>();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	/**
+	 * Return the backend under test, on a reachable store.
+	 * @return the backend
+	 */
+	protected abstract LeaseBackend backend();
+
+	/**
+	 * Return a backend whose store cannot be reached.
+	 * @return the backend
+	 */
+	protected abstract LeaseBackend unreachableBackend();
+
+	/**
+	 * Return a job name unique to this test class.
+	 * @param name the name within the test
+	 * @return the job name
+	 */
+	protected abstract String jobName(String name);
+
+	@AfterEach
+	void closeExecutors() {
+		this.executors.forEach(ClusterSingletonExecutor::close);
+		this.executors.clear();
+	}
+
+	@Test
+	void watchdogKeepsTheLeaseWellPastSeveralTtls() throws Exception {
+		String job = jobName("watchdog");
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
+		Future<Boolean> run = submit(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1),
+				Duration.ZERO), (Instant) null, () -> {
+					context.set(ClusterSingletonContext.current());
+					started.countDown();
+					return finish.await(30, TimeUnit.SECONDS);
+				}));
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		// four TTLs: without renewal the lease would have expired three times over
+		await().during(Duration.ofMillis(4 * TTL.toMillis()))
+			.atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> !backend().tryAcquire(request(job, "node-b")).isAcquired() && context.get().isLeaseValid());
+		assertThat(listener.renewals.get()).isGreaterThanOrEqualTo(3);
+		finish.countDown();
+		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.SUCCESS);
+		// released at the end of the run: another node gets it at once
+		assertThat(backend().tryAcquire(request(job, "node-b")).isAcquired()).isTrue();
+	}
+
+	@Test
+	void lockAtMostForCapsTheRunAndInterruptsIt() throws Exception {
+		String job = jobName("cap");
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		Duration lockAtMostFor = Duration.ofMillis(2500);
+		AtomicLong interruptedAfter = new AtomicLong(-1);
+		AtomicBoolean validAfterInterrupt = new AtomicBoolean(true);
+		AtomicReference<@Nullable Throwable> checkLease = new AtomicReference<>();
+		AtomicBoolean flagLeaked = new AtomicBoolean(true);
+		Future<Boolean> run = submit(() -> {
+			boolean ran = node.execute(JobDefinition.of(job, lockAtMostFor, Duration.ZERO), (Instant) null, () -> {
+				long start = System.nanoTime();
+				try {
+					Thread.sleep(30_000);
+				}
+				catch (InterruptedException ex) {
+					interruptedAfter.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+					ClusterSingletonContext context = ClusterSingletonContext.current();
+					validAfterInterrupt.set(context.isLeaseValid());
+					try {
+						context.checkLease();
+					}
+					catch (LeaseLostException lost) {
+						checkLease.set(lost);
+					}
+				}
+				return null;
+			});
+			flagLeaked.set(Thread.currentThread().isInterrupted());
+			return ran;
+		});
+		assertThat(run.get(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(interruptedAfter.get()).isBetween(lockAtMostFor.toMillis() - 200, lockAtMostFor.toMillis() + 1500);
+		assertThat(validAfterInterrupt).isFalse();
+		assertThat(checkLease.get()).isInstanceOf(LeaseLostException.class).hasMessageContaining(job)
+			.hasMessageContaining("lockAtMostFor");
+		assertThat(flagLeaked).as("our interrupt must not leak into the thread's next task").isFalse();
+		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.LEASE_LOST);
+		assertThat(listener.lost).hasSize(1);
+	}
+
+	@Test
+	void leaseTakenBehindTheRunsBackIsDetectedAsLost() throws Exception {
+		String job = jobName("taken");
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		CountDownLatch started = new CountDownLatch(1);
+		AtomicBoolean interrupted = new AtomicBoolean();
+		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
+		Future<Boolean> run = submit(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1),
+				Duration.ZERO), (Instant) null, () -> {
+					context.set(ClusterSingletonContext.current());
+					started.countDown();
+					try {
+						Thread.sleep(30_000);
+					}
+					catch (InterruptedException ex) {
+						interrupted.set(true);
+					}
+					return null;
+				}));
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		// an operator frees the lease and another node takes it at once
+		assertThat(backend().forceRelease(job)).isTrue();
+		AcquireResult other = backend().tryAcquire(request(job, "node-b"));
+		assertThat(other.isAcquired()).isTrue();
+		assertThat(other.fencingToken()).isGreaterThan(context.get().fencingToken());
+		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(interrupted).isTrue();
+		assertThat(context.get().isLeaseValid()).isFalse();
+		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.LEASE_LOST);
+		// the run's release must not touch node-b's lease
+		LeaseInfo info = backend().describe(job).orElseThrow();
+		assertThat(info.live()).isTrue();
+		assertThat(info.holder()).isEqualTo("node-b");
+	}
+
+	@Test
+	void renewalFailuresLoseTheLeaseOnlyAtTheLocalDeadline() throws Exception {
+		String job = jobName("flaky");
+		FlakyBackend flaky = new FlakyBackend(backend());
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", flaky, Clock.systemUTC(), listener);
+		CountDownLatch started = new CountDownLatch(1);
+		AtomicLong interruptedAt = new AtomicLong();
+		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
+		Future<Boolean> run = submit(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1),
+				Duration.ZERO), (Instant) null, () -> {
+					context.set(ClusterSingletonContext.current());
+					started.countDown();
+					try {
+						Thread.sleep(30_000);
+					}
+					catch (InterruptedException ex) {
+						interruptedAt.set(System.nanoTime());
+					}
+					return null;
+				}));
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(PATIENCE).until(() -> listener.renewals.get() >= 2);
+		long broken = System.nanoTime();
+		flaky.failRenewals.set(true);
+		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
+		long lostAfter = TimeUnit.NANOSECONDS.toMillis(interruptedAt.get() - broken);
+		// the last good renewal left at most one tick (a third of the TTL) before the break,
+		// so the local deadline falls between two thirds of a TTL and one TTL after it
+		assertThat(lostAfter).isBetween(TTL.toMillis() * 2 / 3 - 100, TTL.toMillis() + 500);
+		assertThat(listener.renewalErrors.get()).isGreaterThanOrEqualTo(1);
+		assertThat(listener.lost).singleElement().asString().contains("no renewal succeeded");
+		// the store was never told: the lease expires there by itself, then another node
+		// takes over
+		AcquireResult other = awaitAcquired(request(job, "node-b"));
+		assertThat(other.fencingToken()).isGreaterThan(context.get().fencingToken());
+	}
+
+	@Test
+	void storeUnreachableAtTriggerSkipsTheRunWithoutThrowing() throws Throwable {
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", unreachableBackend(), Clock.systemUTC(), listener);
+		AtomicBoolean ran = new AtomicBoolean();
+		boolean executed = node.execute(JobDefinition.of(jobName("unreachable"), Duration.ofMinutes(1), Duration.ZERO),
+				(Instant) null, () -> {
+					ran.set(true);
+					return null;
+				});
+		assertThat(executed).isFalse();
+		assertThat(ran).isFalse();
+		assertThat(listener.acquireErrors.get()).isEqualTo(1);
+	}
+
+	@Test
+	void jobExceptionsPropagateAndTheLeaseIsReleased() {
+		String job = jobName("failing");
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null,
+					() -> {
+						throw new IllegalStateException("job failed");
+					}))
+			.withMessage("job failed");
+		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.FAILURE);
+		assertThat(backend().tryAcquire(request(job, "node-b")).isAcquired()).isTrue();
+	}
+
+	@Test
+	void eachCronSlotRunsOnceAcrossNodesWithSkewedClocks() throws Exception {
+		String job = jobName("slots");
+		JobDefinition definition = JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC));
+		Map<Instant, List<String>> runs = new ConcurrentHashMap<>();
+		List<ThreadPoolTaskScheduler> schedulers = new ArrayList<>();
+		try {
+			for (Duration skew : List.of(Duration.ofSeconds(2), Duration.ofSeconds(-2), Duration.ZERO)) {
+				String owner = "node" + skew;
+				Clock clock = Clock.offset(Clock.systemUTC(), skew);
+				ClusterSingletonExecutor node = executor(owner, backend(), clock, new RecordingListener());
+				ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+				scheduler.setClock(clock);
+				scheduler.setThreadNamePrefix(owner + "-");
+				scheduler.initialize();
+				schedulers.add(scheduler);
+				scheduler.schedule(() -> {
+					try {
+						node.execute(definition, true, () -> {
+							Instant slot = ClusterSingletonContext.current().slot().orElseThrow();
+							runs.computeIfAbsent(slot, (key) -> new CopyOnWriteArrayList<>()).add(owner);
+							Thread.sleep(10);
+							return null;
+						});
+					}
+					catch (Throwable ex) {
+						throw new IllegalStateException(ex);
+					}
+				}, new CronTrigger("* * * * * *", ZoneOffset.UTC));
+			}
+			await().atMost(PATIENCE).until(() -> runs.size() >= 6);
+		}
+		finally {
+			schedulers.forEach(ThreadPoolTaskScheduler::shutdown);
+		}
+		assertThat(runs).allSatisfy((slot, owners) -> assertThat(owners).as("runs of slot " + slot).hasSize(1));
+		assertThat(runs.keySet()).allSatisfy((slot) -> assertThat(slot.getNano()).isZero());
+	}
+
+	@Test
+	void contextCarriesSlotAndFencingTokenOfTheRun() throws Throwable {
+		String job = jobName("context");
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		List<ClusterSingletonContext> seen = new ArrayList<>();
+		for (Instant s : List.of(slot, slot.plusSeconds(60))) {
+			node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), s, () -> {
+				seen.add(ClusterSingletonContext.current());
+				return null;
+			});
+		}
+		assertThat(seen).hasSize(2);
+		assertThat(seen.get(0).slot()).contains(slot);
+		assertThat(seen.get(0).jobName()).isEqualTo(job);
+		assertThat(seen.get(1).fencingToken()).isGreaterThan(seen.get(0).fencingToken());
+		// the first slot is done: it never runs again
+		AtomicBoolean ran = new AtomicBoolean();
+		assertThat(node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), slot, () -> {
+			ran.set(true);
+			return null;
+		})).isFalse();
+		assertThat(ran).isFalse();
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(ClusterSingletonContext::current);
+	}
+
+	private ClusterSingletonExecutor executor(String owner, LeaseBackend backend, Clock clock,
+			ClusterSingletonListener listener) {
+		ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend,
+				new ClusterSingletonExecutor.Settings(owner, TTL, Duration.ofSeconds(1), true), clock, listener);
+		this.executors.add(executor);
+		return executor;
+	}
+
+	private Future<Boolean> submit(GuardedCall call) {
+		return this.threads.submit(() -> {
+			try {
+				return call.call();
+			}
+			catch (Exception | Error ex) {
+				throw ex;
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
+	@FunctionalInterface
+	private interface GuardedCall {
+
+		boolean call() throws Throwable;
+
+	}
+
+	private AcquireResult awaitAcquired(LeaseRequest request) {
+		AtomicReference<@Nullable AcquireResult> result = new AtomicReference<>();
+		await().atMost(PATIENCE).pollInterval(Duration.ofMillis(50)).until(() -> {
+			AcquireResult attempt = backend().tryAcquire(request);
+			result.set(attempt);
+			return attempt.isAcquired();
+		});
+		return result.get();
+	}
+
+	private static LeaseRequest request(String job, String owner) {
+		return new LeaseRequest(job, owner, java.util.UUID.randomUUID().toString().replace("-", ""),
+				Duration.ofSeconds(30), null);
+	}
+
+	/**
+	 * Records what the engine reports.
+	 */
+	static final class RecordingListener implements ClusterSingletonListener {
+
+		final List<RunOutcome> outcomes = new CopyOnWriteArrayList<>();
+
+		final List<String> lost = new CopyOnWriteArrayList<>();
+
+		final AtomicLong renewals = new AtomicLong();
+
+		final AtomicLong renewalErrors = new AtomicLong();
+
+		final AtomicLong acquireErrors = new AtomicLong();
+
+		@Override
+		public void acquireFailed(JobDefinition job, @Nullable Instant slot, Throwable error, Duration duration) {
+			this.acquireErrors.incrementAndGet();
+		}
+
+		@Override
+		public void runFinished(JobDefinition job, HeldLease lease, RunOutcome outcome, Instant startedAt,
+				Duration duration, @Nullable Throwable error) {
+			this.outcomes.add(outcome);
+		}
+
+		@Override
+		public void renewalAttempted(Collection<HeldLease> leases, int renewed, Duration duration,
+				@Nullable Throwable error) {
+			if (error != null) {
+				this.renewalErrors.incrementAndGet();
+			}
+			else {
+				this.renewals.incrementAndGet();
+			}
+		}
+
+		@Override
+		public void leaseLost(JobDefinition job, HeldLease lease, String reason) {
+			this.lost.add(reason);
+		}
+
+	}
+
+	/**
+	 * The real backend, with renewals that fail on demand, as when the store goes away
+	 * in the middle of a run.
+	 */
+	static final class FlakyBackend implements LeaseBackend {
+
+		final AtomicBoolean failRenewals = new AtomicBoolean();
+
+		private final LeaseBackend delegate;
+
+		FlakyBackend(LeaseBackend delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public String id() {
+			return this.delegate.id();
+		}
+
+		@Override
+		public void validateJobName(String jobName) {
+			this.delegate.validateJobName(jobName);
+		}
+
+		@Override
+		public AcquireResult tryAcquire(LeaseRequest request) {
+			return this.delegate.tryAcquire(request);
+		}
+
+		@Override
+		public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
+			if (this.failRenewals.get()) {
+				throw new IllegalStateException("store unreachable (simulated)");
+			}
+			return this.delegate.renew(leases, ttl);
+		}
+
+		@Override
+		public void release(HeldLease lease, Duration lockAtLeastFor) {
+			this.delegate.release(lease, lockAtLeastFor);
+		}
+
+		@Override
+		public java.util.Optional<LeaseInfo> describe(String jobName) {
+			return this.delegate.describe(jobName);
+		}
+
+		@Override
+		public boolean forceRelease(String jobName) {
+			return this.delegate.forceRelease(jobName);
+		}
+
+		@Override
+		public void probe() {
+			this.delegate.probe();
+		}
+
+	}
+
+}
