@@ -55,6 +55,17 @@ public interface LeaseBackend {
 	String id();
 
 	/**
+	 * Prepare the store once at startup, when the application has jobs that use this
+	 * backend: create missing storage where configured, and check that the store is
+	 * usable. A store that cannot be reached must not fail startup (the engine skips runs
+	 * until it answers): log it and return.
+	 * @throws io.github.clustersingleton.ClusterSingletonConfigurationException when the
+	 * store is reachable but cannot be used as configured
+	 */
+	default void initialize() {
+	}
+
+	/**
 	 * Check that the store can hold a job of the given name.
 	 * @param jobName the job name
 	 * @throws IllegalArgumentException with the reason when it cannot

@@ -82,6 +82,7 @@ public final class ClusterSingletonStartup implements SmartInitializingSingleton
 						+ ex.getMessage() + ". Choose a shorter or simpler @ClusterSingleton(name = ...)", ex);
 			}
 		}
+		backend.initialize();
 		if (logger.isInfoEnabled()) {
 			logger.info("cluster-singleton guards " + jobs.size() + " job(s) with the " + backend.id()
 					+ " lease store as owner '" + executor.getSettings().owner() + "' (lease TTL "

@@ -31,13 +31,17 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -88,11 +92,15 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private final DataSource dataSource;
 
+	private static final Log logger = LogFactory.getLog(JdbcLeaseBackend.class);
+
 	private final String tableName;
 
 	private final SQLExceptionTranslator exceptionTranslator = new SQLExceptionSubclassTranslator();
 
 	private volatile @Nullable JdbcDialect dialect;
+
+	private @Nullable JdbcLeaseSchemaInitializer schemaInitializer;
 
 	/**
 	 * Create a new instance.
@@ -109,6 +117,74 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	@Override
 	public String id() {
 		return "jdbc";
+	}
+
+	/**
+	 * Set the initializer that {@link #initialize()} runs before it checks the table.
+	 * @param schemaInitializer the schema initializer, or {@code null} for none
+	 */
+	public void setSchemaInitializer(@Nullable JdbcLeaseSchemaInitializer schemaInitializer) {
+		this.schemaInitializer = schemaInitializer;
+	}
+
+	/**
+	 * Create the lease table when the schema initializer's mode asks for it, then check
+	 * that the table answers. A failed {@code CREATE TABLE} is forgiven when the table
+	 * exists anyway (for example a database user without DDL rights on a table a DBA
+	 * created); a missing table fails startup; an unreachable database is logged.
+	 */
+	@Override
+	public void initialize() {
+		RuntimeException initializationFailure = null;
+		JdbcLeaseSchemaInitializer initializer = this.schemaInitializer;
+		if (initializer != null) {
+			try {
+				initializer.initialize();
+			}
+			catch (DataAccessResourceFailureException ex) {
+				logger.warn("cluster-singleton could not reach the database to create lease table '" + this.tableName
+						+ "'; runs are skipped until it answers: " + ex.getMessage());
+				return;
+			}
+			catch (RuntimeException ex) {
+				initializationFailure = ex;
+			}
+		}
+		try {
+			probe();
+			if (initializationFailure != null) {
+				logger.info("cluster-singleton could not run its CREATE TABLE for '" + this.tableName
+						+ "' but the table exists, so it is used as it is: " + initializationFailure.getMessage());
+			}
+		}
+		catch (DataAccessResourceFailureException ex) {
+			logger.warn("cluster-singleton could not reach the database to check lease table '" + this.tableName
+					+ "'; runs are skipped until it answers: " + ex.getMessage());
+		}
+		catch (IllegalStateException ex) {
+			throw new ClusterSingletonConfigurationException(ex.getMessage(), ex);
+		}
+		catch (DataAccessException ex) {
+			ClusterSingletonConfigurationException failure = new ClusterSingletonConfigurationException(
+					"The cluster-singleton lease table '" + this.tableName + "' cannot be used: "
+							+ mostSpecificMessage(ex) + ". Let cluster-singleton create it with "
+							+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
+							+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
+							+ "cluster-singleton.jdbc.table-name at the right table",
+					ex);
+			if (initializationFailure != null) {
+				failure.addSuppressed(initializationFailure);
+			}
+			throw failure;
+		}
+	}
+
+	private static String mostSpecificMessage(Throwable ex) {
+		Throwable cause = ex;
+		while (cause.getCause() != null && cause.getCause() != cause) {
+			cause = cause.getCause();
+		}
+		return String.valueOf(cause.getMessage());
 	}
 
 	/**

@@ -58,9 +58,7 @@ public final class JdbcLeaseAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	JdbcLeaseSchemaInitializer clusterSingletonJdbcSchemaInitializer(DataSource dataSource,
 			JdbcLeaseProperties properties) {
-		JdbcLeaseSchemaInitializer initializer = newInitializer(dataSource, properties);
-		initializer.initialize();
-		return initializer;
+		return newInitializer(dataSource, properties);
 	}
 
 	@Bean
@@ -68,11 +66,11 @@ public final class JdbcLeaseAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	JdbcLeaseBackend clusterSingletonJdbcLeaseBackend(DataSource dataSource, JdbcLeaseProperties properties,
 			ObjectProvider<JdbcLeaseSchemaInitializer> schemaInitializer) {
-		// the table must exist before the first lease is taken
-		schemaInitializer.ifAvailable((initializer) -> {
-		});
 		try {
-			return new JdbcLeaseBackend(dataSource, properties.getTableName());
+			JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, properties.getTableName());
+			// the table is created (or checked) at startup only when jobs use this backend
+			backend.setSchemaInitializer(schemaInitializer.getIfAvailable());
+			return backend;
 		}
 		catch (IllegalArgumentException ex) {
 			throw new ClusterSingletonConfigurationException(ex.getMessage(), ex);

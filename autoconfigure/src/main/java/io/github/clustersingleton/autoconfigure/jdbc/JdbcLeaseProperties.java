@@ -36,11 +36,11 @@ public class JdbcLeaseProperties {
 	private String tableName = JdbcLeaseBackend.DEFAULT_TABLE_NAME;
 
 	/**
-	 * When to create the lease table if it does not exist: 'embedded' only for
-	 * in-memory databases, 'always', or 'never' (for tables managed by Flyway, Liquibase
-	 * or a DBA).
+	 * When to create the lease table at startup if it does not exist: 'always',
+	 * 'embedded' only for in-memory databases, or 'never' (for tables managed by Flyway,
+	 * Liquibase or a DBA). Either way, startup fails when the table is missing.
 	 */
-	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
+	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.ALWAYS;
 
 	public String getTableName() {
 		return this.tableName;
