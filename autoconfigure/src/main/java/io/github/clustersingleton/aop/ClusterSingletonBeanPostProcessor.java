@@ -53,9 +53,14 @@ import org.springframework.util.ClassUtils;
 public class ClusterSingletonBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
 
 	/**
-	 * Default order: right before Spring's scheduled-annotation post-processor.
+	 * Default order: before Spring's scheduled-annotation post-processor, and equal to
+	 * Framework's resilience post-processors ({@code @Retryable},
+	 * {@code @ConcurrencyLimit}). Post-processors of one order run in registration
+	 * order, and auto-configured beans register after the application's, so this one
+	 * runs last and its advisor, put in front, wraps theirs: the lease is taken once
+	 * around all retries.
 	 */
-	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 10;
+	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
 	private final JobDefinitionFactory jobFactory;
 

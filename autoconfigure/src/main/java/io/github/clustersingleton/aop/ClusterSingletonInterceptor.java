@@ -20,6 +20,7 @@ import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
 import io.github.clustersingleton.ClusterSingleton;
+import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
@@ -82,7 +83,9 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 			logger.error("cluster-singleton skipped job '" + job.name() + "': no lease store is available: " + ex);
 			return null;
 		}
-		boolean scheduled = job.schedule() != null && calledByScheduler();
+		// a guarded method called from inside another guarded run is a direct call, even
+		// when the outer run came from the scheduler
+		boolean scheduled = job.schedule() != null && ClusterSingletonContext.find().isEmpty() && calledByScheduler();
 		executor.execute(job, scheduled, invocation::proceed);
 		return null;
 	}

@@ -183,10 +183,10 @@ public final class ClusterSingletonAutoConfiguration {
 	}
 
 	private static Duration shutdownGracePeriod(Environment environment) {
-		boolean await = environment.getProperty("spring.task.scheduling.shutdown.await-termination", Boolean.class,
-				false);
-		Duration period = environment.getProperty("spring.task.scheduling.shutdown.await-termination-period",
-				Duration.class);
+		Binder binder = Binder.get(environment);
+		boolean await = binder.bind("spring.task.scheduling.shutdown.await-termination", Boolean.class).orElse(false);
+		Duration period = binder.bind("spring.task.scheduling.shutdown.await-termination-period", Duration.class)
+			.orElse(null);
 		return (await && period != null) ? period : DEFAULT_SHUTDOWN_GRACE;
 	}
 

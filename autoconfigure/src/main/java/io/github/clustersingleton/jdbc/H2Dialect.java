@@ -61,7 +61,7 @@ final class H2Dialect extends JdbcDialect {
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.acquireSql)) {
+		try (PreparedStatement statement = prepare(connection, this.acquireSql)) {
 			statement.setString(1, request.jobName());
 			statement.setString(2, request.owner());
 			statement.setString(3, request.leaseToken());

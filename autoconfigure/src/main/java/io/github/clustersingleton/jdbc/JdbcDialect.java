@@ -91,6 +91,23 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * milliseconds, bound as one {@code ?} parameter, to the timestamp expression
 	 * {@code %s}
 	 */
+	private volatile int queryTimeoutSeconds;
+
+	void setQueryTimeoutSeconds(int queryTimeoutSeconds) {
+		this.queryTimeoutSeconds = queryTimeoutSeconds;
+	}
+
+	/**
+	 * Prepare a statement with the configured query timeout.
+	 */
+	PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+		PreparedStatement statement = connection.prepareStatement(sql);
+		if (this.queryTimeoutSeconds > 0) {
+			statement.setQueryTimeout(this.queryTimeoutSeconds);
+		}
+		return statement;
+	}
+
 	JdbcDialect(String table, String now, String plusMillisTemplate) {
 		this.table = table;
 		this.now = now;
@@ -180,7 +197,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 */
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
 		int updated;
-		try (PreparedStatement statement = connection.prepareStatement(renewSql(leases.size(), ""))) {
+		try (PreparedStatement statement = prepare(connection, renewSql(leases.size(), ""))) {
 			statement.setLong(1, ttl.toMillis());
 			bindNamesAndTokens(statement, 2, leases);
 			updated = statement.executeUpdate();
@@ -190,7 +207,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		}
 		// Some leases are gone: ask which of ours are still live (and so were renewed)
 		String sql = this.selectLivePrefix + inLists(leases.size()) + this.selectLiveSuffix;
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+		try (PreparedStatement statement = prepare(connection, sql)) {
 			bindNamesAndTokens(statement, 1, leases);
 			return readTokens(statement, leases);
 		}
@@ -278,7 +295,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	boolean release(Connection connection, HeldLease lease, Duration lockAtLeastFor) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.releaseSql)) {
+		try (PreparedStatement statement = prepare(connection, this.releaseSql)) {
 			statement.setLong(1, lockAtLeastFor.toMillis());
 			statement.setString(2, lease.jobName());
 			statement.setString(3, lease.leaseToken());
@@ -294,7 +311,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	Optional<LeaseInfo> describe(Connection connection, String jobName) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.describeSql)) {
+		try (PreparedStatement statement = prepare(connection, this.describeSql)) {
 			statement.setString(1, jobName);
 			try (ResultSet resultSet = statement.executeQuery()) {
 				if (!resultSet.next()) {
@@ -315,7 +332,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	boolean forceRelease(Connection connection, String jobName) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.forceReleaseSql)) {
+		try (PreparedStatement statement = prepare(connection, this.forceReleaseSql)) {
 			statement.setString(1, jobName);
 			return statement.executeUpdate() > 0;
 		}
@@ -327,7 +344,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	void probe(Connection connection) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.probeSql)) {
+		try (PreparedStatement statement = prepare(connection, this.probeSql)) {
 			statement.executeQuery().close();
 		}
 	}
@@ -348,7 +365,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	protected final AcquireResult classifyFailure(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.selectStateSql)) {
+		try (PreparedStatement statement = prepare(connection, this.selectStateSql)) {
 			statement.setString(1, request.jobName());
 			try (ResultSet resultSet = statement.executeQuery()) {
 				if (!resultSet.next()) {

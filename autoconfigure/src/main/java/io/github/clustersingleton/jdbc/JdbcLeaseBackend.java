@@ -42,6 +42,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
@@ -102,6 +104,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private @Nullable JdbcLeaseSchemaInitializer schemaInitializer;
 
+	private int queryTimeoutSeconds;
+
 	/**
 	 * Create a new instance.
 	 * @param dataSource the data source of the database that holds the lease table
@@ -117,6 +121,22 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	@Override
 	public String id() {
 		return "jdbc";
+	}
+
+	/**
+	 * Set the timeout of each lease statement, so a database that hangs cannot block a
+	 * scheduler thread or the watchdog for longer. Rounded up to whole seconds (JDBC's
+	 * unit); zero leaves the driver's default.
+	 * @param queryTimeout the timeout
+	 */
+	public void setQueryTimeout(Duration queryTimeout) {
+		Assert.isTrue(!queryTimeout.isNegative(), "'queryTimeout' must not be negative");
+		long seconds = queryTimeout.toSeconds() + ((queryTimeout.toNanosPart() > 0) ? 1 : 0);
+		this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE, seconds);
+		JdbcDialect dialect = this.dialect;
+		if (dialect != null) {
+			dialect.setQueryTimeoutSeconds(this.queryTimeoutSeconds);
+		}
 	}
 
 	/**
@@ -141,7 +161,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			try {
 				initializer.initialize();
 			}
-			catch (DataAccessResourceFailureException ex) {
+			catch (DataAccessResourceFailureException | TransientDataAccessException ex) {
 				logger.warn("cluster-singleton could not reach the database to create lease table '" + this.tableName
 						+ "'; runs are skipped until it answers: " + ex.getMessage());
 				return;
@@ -157,14 +177,10 @@ public class JdbcLeaseBackend implements LeaseBackend {
 						+ "' but the table exists, so it is used as it is: " + initializationFailure.getMessage());
 			}
 		}
-		catch (DataAccessResourceFailureException ex) {
-			logger.warn("cluster-singleton could not reach the database to check lease table '" + this.tableName
-					+ "'; runs are skipped until it answers: " + ex.getMessage());
-		}
 		catch (IllegalStateException ex) {
 			throw new ClusterSingletonConfigurationException(ex.getMessage(), ex);
 		}
-		catch (DataAccessException ex) {
+		catch (InvalidDataAccessResourceUsageException ex) {
 			ClusterSingletonConfigurationException failure = new ClusterSingletonConfigurationException(
 					"The cluster-singleton lease table '" + this.tableName + "' cannot be used: "
 							+ mostSpecificMessage(ex) + ". Let cluster-singleton create it with "
@@ -176,6 +192,10 @@ public class JdbcLeaseBackend implements LeaseBackend {
 				failure.addSuppressed(initializationFailure);
 			}
 			throw failure;
+		}
+		catch (DataAccessException ex) {
+			logger.warn("cluster-singleton could not check lease table '" + this.tableName
+					+ "'; runs are skipped until the database answers: " + ex.getMessage());
 		}
 	}
 
@@ -316,6 +336,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 				dialect = this.dialect;
 				if (dialect == null) {
 					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName);
+					dialect.setQueryTimeoutSeconds(this.queryTimeoutSeconds);
 					this.dialect = dialect;
 				}
 			}

@@ -43,7 +43,7 @@ final class MariaDbDialect extends MySqlDialect {
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.upsertReturningSql)) {
+		try (PreparedStatement statement = prepare(connection, this.upsertReturningSql)) {
 			bindUpsert(statement, request);
 			try (ResultSet resultSet = statement.executeQuery()) {
 				return outcome(request, resultSet);

@@ -78,11 +78,11 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.upsertSql)) {
+		try (PreparedStatement statement = prepare(connection, this.upsertSql)) {
 			bindUpsert(statement, request);
 			statement.executeUpdate();
 		}
-		try (PreparedStatement statement = connection.prepareStatement(this.selectOutcomeSql)) {
+		try (PreparedStatement statement = prepare(connection, this.selectOutcomeSql)) {
 			statement.setString(1, request.jobName());
 			try (ResultSet resultSet = statement.executeQuery()) {
 				return outcome(request, resultSet);

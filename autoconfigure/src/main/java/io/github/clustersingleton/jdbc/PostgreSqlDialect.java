@@ -58,7 +58,7 @@ final class PostgreSqlDialect extends JdbcDialect {
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(this.acquireSql)) {
+		try (PreparedStatement statement = prepare(connection, this.acquireSql)) {
 			statement.setString(1, request.jobName());
 			statement.setString(2, request.owner());
 			statement.setString(3, request.leaseToken());
@@ -75,8 +75,8 @@ final class PostgreSqlDialect extends JdbcDialect {
 
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		try (PreparedStatement statement = connection
-			.prepareStatement(renewSql(leases.size(), " RETURNING lease_token"))) {
+		try (PreparedStatement statement = prepare(connection,
+				renewSql(leases.size(), " RETURNING lease_token"))) {
 			statement.setLong(1, ttl.toMillis());
 			bindNamesAndTokens(statement, 2, leases);
 			return readTokens(statement, leases);

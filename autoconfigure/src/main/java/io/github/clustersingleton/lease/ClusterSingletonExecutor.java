@@ -194,6 +194,18 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				this.settings.leaseTtl().toNanos());
 		this.running.add(run);
 		ScheduledFuture<?> capTimer = this.watchdog.register(run);
+		if (capTimer == null) {
+			// the watchdog closed between the shutdown check and here: nothing would renew
+			// the lease, so give it back and skip the run
+			if (run.finish()) {
+				Thread.interrupted();
+			}
+			this.running.remove(run);
+			release(run);
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name()
+					+ "': the application is shutting down"));
+			return false;
+		}
 		ClusterSingletonContext previous = run.bindToThread();
 		Instant startedAt = this.clock.instant();
 		long started = System.nanoTime();

@@ -119,22 +119,25 @@ public final class LeaseWatchdog implements AutoCloseable {
 	/**
 	 * Start watching a run that just acquired its lease.
 	 * @param run the run
-	 * @return a handle that cancels the run's {@code lockAtMostFor} timer
+	 * @return a handle that cancels the run's {@code lockAtMostFor} timer, or
+	 * {@code null} when the watchdog is closed and the run must not start
 	 */
 	@Nullable ScheduledFuture<?> register(ActiveRun run) {
 		if (this.closed) {
 			return null;
 		}
 		this.runs.add(run);
-		if (this.started.compareAndSet(false, true)) {
-			this.timer.scheduleWithFixedDelay(this::tick, this.intervalNanos, this.intervalNanos, TimeUnit.NANOSECONDS);
-		}
-		long untilCap = run.capNanos() - System.nanoTime();
 		try {
+			if (this.started.compareAndSet(false, true)) {
+				this.timer.scheduleWithFixedDelay(this::tick, this.intervalNanos, this.intervalNanos,
+						TimeUnit.NANOSECONDS);
+			}
+			long untilCap = run.capNanos() - System.nanoTime();
 			return this.timer.schedule(() -> checkCap(run), Math.max(0, untilCap), TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException ex) {
-			// closed concurrently: the run is declared lost by close()
+			// closed concurrently
+			this.runs.remove(run);
 			return null;
 		}
 	}

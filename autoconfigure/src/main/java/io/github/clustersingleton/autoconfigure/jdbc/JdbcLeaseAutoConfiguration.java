@@ -16,6 +16,8 @@
 
 package io.github.clustersingleton.autoconfigure.jdbc;
 
+import java.time.Duration;
+
 import javax.sql.DataSource;
 
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
@@ -31,10 +33,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -53,6 +57,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @EnableConfigurationProperties(JdbcLeaseProperties.class)
 public final class JdbcLeaseAutoConfiguration {
 
+	private static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(30);
+
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
@@ -65,11 +71,15 @@ public final class JdbcLeaseAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	JdbcLeaseBackend clusterSingletonJdbcLeaseBackend(DataSource dataSource, JdbcLeaseProperties properties,
-			ObjectProvider<JdbcLeaseSchemaInitializer> schemaInitializer) {
+			ObjectProvider<JdbcLeaseSchemaInitializer> schemaInitializer, Environment environment) {
 		try {
 			JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, properties.getTableName());
 			// the table is created (or checked) at startup only when jobs use this backend
 			backend.setSchemaInitializer(schemaInitializer.getIfAvailable());
+			// a statement that outlives one lease TTL is of no use to anyone
+			backend.setQueryTimeout(Binder.get(environment)
+				.bind("cluster-singleton.lease-ttl", Duration.class)
+				.orElse(DEFAULT_LEASE_TTL));
 			return backend;
 		}
 		catch (IllegalArgumentException ex) {

@@ -1,0 +1,85 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+
+package io.github.clustersingleton.sample;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.jdbc.JdbcLeaseBackend;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Boots the demo against a private in-memory H2 database, with schedules shortened so
+ * that every job runs within a few seconds.
+ *
+ * @author cluster-singleton contributors
+ */
+@SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:sample-${random.uuid};DB_CLOSE_DELAY=-1",
+		"cluster-singleton.lease-ttl=2s", "demo.report-cron=* * * * * *", "demo.cleanup-delay=500ms",
+		"demo.export-cron=* * * * * *", "demo.export-steps=5", "demo.export-step=1s" })
+class SampleApplicationTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(12);
+
+	@Autowired
+	private RunLog runLog;
+
+	@Autowired
+	private JdbcLeaseBackend leaseBackend;
+
+	@Test
+	void reportRunsOncePerSlotWithIncreasingFencingTokens() {
+		await().atMost(TIMEOUT)
+			.untilAsserted(() -> assertThat(this.runLog.runs("report")).hasSizeGreaterThanOrEqualTo(2));
+		List<RunLog.Run> runs = this.runLog.runs("report");
+		assertThat(runs).allSatisfy((run) -> assertThat(run.slot()).isNotNull());
+		assertThat(runs).extracting(RunLog.Run::slot).doesNotHaveDuplicates();
+		for (int i = 1; i < runs.size(); i++) {
+			assertThat(runs.get(i).fencingToken()).isGreaterThan(runs.get(i - 1).fencingToken());
+			assertThat(runs.get(i).slot()).isAfter(runs.get(i - 1).slot());
+		}
+		LeaseInfo lease = this.leaseBackend.describe("report").orElseThrow();
+		assertThat(lease.fencingToken()).isGreaterThanOrEqualTo(2);
+		assertThat(lease.lastSlot()).isNotNull();
+	}
+
+	@Test
+	void cleanupRunsWithoutSlot() {
+		await().atMost(TIMEOUT).untilAsserted(() -> assertThat(this.runLog.runs("cleanup")).isNotEmpty());
+		assertThat(this.runLog.runs("cleanup")).allSatisfy((run) -> assertThat(run.slot()).isNull());
+	}
+
+	@Test
+	void longExportOutlivesTheLeaseTtlThanksToTheWatchdog() {
+		await().atMost(TIMEOUT).untilAsserted(() -> assertThat(this.runLog.runs("long-export")).isNotEmpty());
+		RunLog.Run run = this.runLog.runs("long-export").get(0);
+		// 5 steps of 1 s with a 2 s TTL: without renewals the lease would have expired
+		assertThat(run.duration()).isGreaterThan(Duration.ofSeconds(4));
+		assertThat(run.leaseValid()).isTrue();
+		assertThat(run.slot()).isNotNull().isBefore(Instant.now());
+	}
+
+}
