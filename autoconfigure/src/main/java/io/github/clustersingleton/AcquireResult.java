@@ -67,8 +67,7 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 	 * @param lastSlot the stored last slot
 	 * @return the result
 	 */
-	public static AcquireResult notAcquired(LeaseRequest request, @Nullable String holder,
-			@Nullable Instant lastSlot) {
+	public static AcquireResult notAcquired(LeaseRequest request, @Nullable String holder, @Nullable Instant lastSlot) {
 		Instant slot = request.slot();
 		if (slot != null && lastSlot != null && !slot.isAfter(lastSlot)) {
 			return slotDone(lastSlot);

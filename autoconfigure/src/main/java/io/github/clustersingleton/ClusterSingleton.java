@@ -54,9 +54,10 @@ public @interface ClusterSingleton {
 
 	/**
 	 * Hard cap on how long one run may hold the lease, as a duration string such as
-	 * {@code "30m"}, {@code "PT30M"} or {@code "1500ms"}, or a {@code ${...}} placeholder.
-	 * Empty means {@code cluster-singleton.default-lock-at-most-for}. A
-	 * {@code cluster-singleton.jobs.<name>.lock-at-most-for} property wins over this value.
+	 * {@code "30m"}, {@code "PT30M"} or {@code "1500ms"}, or a {@code ${...}}
+	 * placeholder. Empty means {@code cluster-singleton.default-lock-at-most-for}. A
+	 * {@code cluster-singleton.jobs.<name>.lock-at-most-for} property wins over this
+	 * value.
 	 * @return the maximum lease duration of one run
 	 */
 	String lockAtMostFor() default "";
@@ -65,7 +66,8 @@ public @interface ClusterSingleton {
 	 * Minimum time the lease is kept after the run started, even when the run ends
 	 * earlier, in the same formats as {@link #lockAtMostFor()}. Empty means
 	 * {@code cluster-singleton.default-lock-at-least-for}. A
-	 * {@code cluster-singleton.jobs.<name>.lock-at-least-for} property wins over this value.
+	 * {@code cluster-singleton.jobs.<name>.lock-at-least-for} property wins over this
+	 * value.
 	 * @return the minimum lease duration of one run
 	 */
 	String lockAtLeastFor() default "";

@@ -35,8 +35,8 @@ import java.util.Set;
  * <li>{@link #tryAcquire} is atomic: at most one caller gets a lease that is not expired
  * by the store's clock, and a request with a slot at or before the job's last claimed
  * slot fails.</li>
- * <li>Every successful acquisition of a job returns a fencing token strictly greater
- * than all earlier ones of that job, across release, expiry and force-release.</li>
+ * <li>Every successful acquisition of a job returns a fencing token strictly greater than
+ * all earlier ones of that job, across release, expiry and force-release.</li>
  * <li>{@link #renew} and {@link #release} only touch a lease that still carries the
  * request's {@link LeaseRequest#leaseToken() lease token}.</li>
  * </ul>
@@ -48,8 +48,7 @@ public interface LeaseBackend {
 
 	/**
 	 * Return the short identifier of this backend ({@code jdbc}, {@code redis},
-	 * {@code kubernetes}), used in metrics tags and in
-	 * {@code cluster-singleton.backend}.
+	 * {@code kubernetes}), used in metrics tags and in {@code cluster-singleton.backend}.
 	 * @return the backend id
 	 */
 	String id();
@@ -107,8 +106,8 @@ public interface LeaseBackend {
 	Optional<LeaseInfo> describe(String jobName);
 
 	/**
-	 * Expire a job's lease now, whoever holds it. The fencing token and the last
-	 * claimed slot are kept. Meant for operators freeing a stuck lease.
+	 * Expire a job's lease now, whoever holds it. The fencing token and the last claimed
+	 * slot are kept. Meant for operators freeing a stuck lease.
 	 * @param jobName the job name
 	 * @return whether a live lease was expired
 	 */

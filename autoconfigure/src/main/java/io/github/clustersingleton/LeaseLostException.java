@@ -18,8 +18,8 @@ package io.github.clustersingleton;
 
 /**
  * Thrown by {@link ClusterSingletonContext#checkLease()} when the current run no longer
- * holds its lease: the lease expired in the store, another node took it over, or the
- * run exceeded its {@code lockAtMostFor}.
+ * holds its lease: the lease expired in the store, another node took it over, or the run
+ * exceeded its {@code lockAtMostFor}.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0

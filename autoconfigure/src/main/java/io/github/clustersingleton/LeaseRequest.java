@@ -28,8 +28,8 @@ import org.springframework.util.Assert;
  *
  * @param jobName the job name
  * @param owner the identity of this node
- * @param leaseToken a random token unique to this acquisition; renewals and releases
- * only touch a lease carrying it
+ * @param leaseToken a random token unique to this acquisition; renewals and releases only
+ * touch a lease carrying it
  * @param ttl how long the lease lives unless renewed, judged by the store's clock
  * @param slot the cron fire time this run claims, or {@code null} when the run has no
  * slot

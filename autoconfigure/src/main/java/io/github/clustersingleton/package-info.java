@@ -15,10 +15,10 @@
  */
 
 /**
- * Public API of cluster-singleton: the {@link io.github.clustersingleton.ClusterSingleton}
- * annotation, the {@link io.github.clustersingleton.ClusterSingletonContext} of a
- * guarded run, and the {@link io.github.clustersingleton.LeaseBackend} SPI that lease
- * stores implement.
+ * Public API of cluster-singleton: the
+ * {@link io.github.clustersingleton.ClusterSingleton} annotation, the
+ * {@link io.github.clustersingleton.ClusterSingletonContext} of a guarded run, and the
+ * {@link io.github.clustersingleton.LeaseBackend} SPI that lease stores implement.
  */
 @NullMarked
 package io.github.clustersingleton;

@@ -41,8 +41,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Advises every bean that has {@link ClusterSingleton @ClusterSingleton} methods with
- * {@link ClusterSingletonInterceptor}, and validates those methods as it meets them, so
- * a bad method or setting fails startup. The advisor is put in front of any existing
+ * {@link ClusterSingletonInterceptor}, and validates those methods as it meets them, so a
+ * bad method or setting fails startup. The advisor is put in front of any existing
  * advisors, so the lease is taken before a transaction starts or a retry loops. It runs
  * before Spring's {@code ScheduledAnnotationBeanPostProcessor}, so the scheduler calls
  * the method through the proxy.
@@ -55,10 +55,10 @@ public class ClusterSingletonBeanPostProcessor extends AbstractBeanFactoryAwareA
 	/**
 	 * Default order: before Spring's scheduled-annotation post-processor, and equal to
 	 * Framework's resilience post-processors ({@code @Retryable},
-	 * {@code @ConcurrencyLimit}). Post-processors of one order run in registration
-	 * order, and auto-configured beans register after the application's, so this one
-	 * runs last and its advisor, put in front, wraps theirs: the lease is taken once
-	 * around all retries.
+	 * {@code @ConcurrencyLimit}). Post-processors of one order run in registration order,
+	 * and auto-configured beans register after the application's, so this one runs last
+	 * and its advisor, put in front, wraps theirs: the lease is taken once around all
+	 * retries.
 	 */
 	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1;
 
@@ -105,7 +105,8 @@ public class ClusterSingletonBeanPostProcessor extends AbstractBeanFactoryAwareA
 			return;
 		}
 		methods.forEach((method, annotation) -> {
-			Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, userClass));
+			Method specific = BridgeMethodResolver
+				.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, userClass));
 			this.registry.register(specific, this.jobFactory.create(userClass, specific, annotation));
 		});
 	}

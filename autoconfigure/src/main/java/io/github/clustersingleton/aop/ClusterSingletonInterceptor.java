@@ -114,8 +114,8 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Whether the current call comes from Spring's scheduler rather than from
-	 * application code: only a scheduled trigger owns a cron slot.
+	 * Whether the current call comes from Spring's scheduler rather than from application
+	 * code: only a scheduled trigger owns a cron slot.
 	 */
 	private static boolean calledByScheduler() {
 		return stackWalker.walk((frames) -> frames.limit(SCHEDULER_FRAME_DEPTH)

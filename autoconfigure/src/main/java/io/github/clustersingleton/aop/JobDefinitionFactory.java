@@ -41,9 +41,9 @@ import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
- * Resolves and validates the {@link JobDefinition} of a {@code @ClusterSingleton}
- * method. Every problem is reported as a {@link ClusterSingletonConfigurationException}
- * that names the job, the method and the property or attribute at fault.
+ * Resolves and validates the {@link JobDefinition} of a {@code @ClusterSingleton} method.
+ * Every problem is reported as a {@link ClusterSingletonConfigurationException} that
+ * names the job, the method and the property or attribute at fault.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -82,15 +82,15 @@ public class JobDefinitionFactory {
 		Setting atMost = pick(job, (override != null) ? override.lockAtMostFor() : null, prefix + "lock-at-most-for",
 				annotation.lockAtMostFor(), "@ClusterSingleton(lockAtMostFor)", this.defaults.lockAtMostFor(),
 				"cluster-singleton.default-lock-at-most-for");
-		Setting atLeast = pick(job, (override != null) ? override.lockAtLeastFor() : null,
-				prefix + "lock-at-least-for", annotation.lockAtLeastFor(), "@ClusterSingleton(lockAtLeastFor)",
-				this.defaults.lockAtLeastFor(), "cluster-singleton.default-lock-at-least-for");
+		Setting atLeast = pick(job, (override != null) ? override.lockAtLeastFor() : null, prefix + "lock-at-least-for",
+				annotation.lockAtLeastFor(), "@ClusterSingleton(lockAtLeastFor)", this.defaults.lockAtLeastFor(),
+				"cluster-singleton.default-lock-at-least-for");
 		if (atMost.value().isNegative() || atMost.value().isZero()) {
 			throw invalid(job + ": lockAtMostFor must be positive, but " + atMost.origin() + " is " + atMost.value());
 		}
 		if (atLeast.value().isNegative()) {
-			throw invalid(job + ": lockAtLeastFor must not be negative, but " + atLeast.origin() + " is "
-					+ atLeast.value());
+			throw invalid(
+					job + ": lockAtLeastFor must not be negative, but " + atLeast.origin() + " is " + atLeast.value());
 		}
 		if (atLeast.value().compareTo(atMost.value()) > 0) {
 			throw invalid(job + ": lockAtLeastFor (" + atLeast.value() + ", from " + atLeast.origin()
@@ -136,8 +136,9 @@ public class JobDefinitionFactory {
 			throw invalid(job + ": the method is final" + fix);
 		}
 		if (Modifier.isFinal(userClass.getModifiers())) {
-			throw invalid(job + ": the class " + userClass.getName() + " is final (a record, an enum, or a Kotlin class "
-					+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
+			throw invalid(
+					job + ": the class " + userClass.getName() + " is final (a record, an enum, or a Kotlin class "
+							+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
 		}
 		Class<?> returnType = method.getReturnType();
 		if (returnType != void.class && returnType != Void.class) {
@@ -157,8 +158,9 @@ public class JobDefinitionFactory {
 				resolved = this.resolver.resolveStringValue(attribute);
 			}
 			catch (IllegalArgumentException ex) {
-				throw invalid(job + ": " + attributeName + " = \"" + attribute + "\" cannot be resolved: "
-						+ ex.getMessage(), ex);
+				throw invalid(
+						job + ": " + attributeName + " = \"" + attribute + "\" cannot be resolved: " + ex.getMessage(),
+						ex);
 			}
 			if (StringUtils.hasText(resolved)) {
 				try {
@@ -185,7 +187,8 @@ public class JobDefinitionFactory {
 		for (Scheduled scheduled : annotations) {
 			String cron = resolve(scheduled.cron());
 			if (!StringUtils.hasText(cron) || ScheduledTaskRegistrar.CRON_DISABLED.equals(cron)) {
-				// a fixed-rate or fixed-delay trigger on the same method has no slot, and the
+				// a fixed-rate or fixed-delay trigger on the same method has no slot, and
+				// the
 				// engine cannot tell which trigger fired: no slot for any of them
 				return null;
 			}

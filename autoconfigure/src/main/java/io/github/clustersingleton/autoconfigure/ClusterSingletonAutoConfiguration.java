@@ -52,8 +52,8 @@ import org.springframework.core.env.Environment;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of cluster-singleton's engine: the
- * post-processor that guards {@code @ClusterSingleton} methods, the job registry, and
- * the executor with its watchdog over the selected lease store.
+ * post-processor that guards {@code @ClusterSingleton} methods, the job registry, and the
+ * executor with its watchdog over the selected lease store.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -93,7 +93,8 @@ public final class ClusterSingletonAutoConfiguration {
 		JobDefinitionFactory factory = new JobDefinitionFactory(environment::resolveRequiredPlaceholders, defaults);
 		ClusterSingletonBeanPostProcessor postProcessor = new ClusterSingletonBeanPostProcessor(factory,
 				registry.getObject(), executor::getObject);
-		postProcessor.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+		postProcessor
+			.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
 		return postProcessor;
 	}
 
@@ -124,9 +125,9 @@ public final class ClusterSingletonAutoConfiguration {
 
 	static void validate(ClusterSingletonProperties properties) {
 		if (properties.getLeaseTtl().compareTo(MINIMUM_LEASE_TTL) < 0) {
-			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.lease-ttl ("
-					+ properties.getLeaseTtl() + "): it must be at least " + MINIMUM_LEASE_TTL
-					+ ", since the watchdog renews every third of it");
+			throw new ClusterSingletonConfigurationException(
+					"Invalid cluster-singleton.lease-ttl (" + properties.getLeaseTtl() + "): it must be at least "
+							+ MINIMUM_LEASE_TTL + ", since the watchdog renews every third of it");
 		}
 		if (properties.getDefaultLockAtMostFor().compareTo(properties.getLeaseTtl()) <= 0) {
 			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.default-lock-at-most-for ("
@@ -138,10 +139,10 @@ public final class ClusterSingletonAutoConfiguration {
 					+ properties.getDefaultLockAtLeastFor() + "): it must not be negative");
 		}
 		if (properties.getDefaultLockAtLeastFor().compareTo(properties.getDefaultLockAtMostFor()) > 0) {
-			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.default-lock-at-least-for ("
-					+ properties.getDefaultLockAtLeastFor()
-					+ "): it must not be longer than cluster-singleton.default-lock-at-most-for ("
-					+ properties.getDefaultLockAtMostFor() + ")");
+			throw new ClusterSingletonConfigurationException(
+					"Invalid cluster-singleton.default-lock-at-least-for (" + properties.getDefaultLockAtLeastFor()
+							+ "): it must not be longer than cluster-singleton.default-lock-at-most-for ("
+							+ properties.getDefaultLockAtMostFor() + ")");
 		}
 		if (properties.getSlotTolerance().isNegative()) {
 			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.slot-tolerance ("

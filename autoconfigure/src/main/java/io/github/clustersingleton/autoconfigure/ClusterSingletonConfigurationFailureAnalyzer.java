@@ -28,7 +28,8 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
  *
  * @author cluster-singleton contributors
  */
-class ClusterSingletonConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<ClusterSingletonConfigurationException> {
+class ClusterSingletonConfigurationFailureAnalyzer
+		extends AbstractFailureAnalyzer<ClusterSingletonConfigurationException> {
 
 	@Override
 	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, ClusterSingletonConfigurationException cause) {

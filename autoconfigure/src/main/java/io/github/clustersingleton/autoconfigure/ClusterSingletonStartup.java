@@ -36,13 +36,14 @@ import org.springframework.context.event.ContextClosedEvent;
  * Finishes startup once every singleton exists: when the application has
  * {@code @ClusterSingleton} jobs, chooses the lease store (failing startup when none
  * fits), checks that the store can hold every job name, and warns about
- * {@code cluster-singleton.jobs.*} entries that match no job. On context close, stops
- * new acquisitions before the scheduler shuts down.
+ * {@code cluster-singleton.jobs.*} entries that match no job. On context close, stops new
+ * acquisitions before the scheduler shuts down.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-public final class ClusterSingletonStartup implements SmartInitializingSingleton, ApplicationListener<ContextClosedEvent> {
+public final class ClusterSingletonStartup
+		implements SmartInitializingSingleton, ApplicationListener<ContextClosedEvent> {
 
 	private static final Log logger = LogFactory.getLog(ClusterSingletonStartup.class);
 
@@ -100,7 +101,8 @@ public final class ClusterSingletonStartup implements SmartInitializingSingleton
 			String relaxed = ClusterSingletonAutoConfiguration.relaxed(key);
 			boolean known = registry.names()
 				.stream()
-				.anyMatch((name) -> name.equals(key) || ClusterSingletonAutoConfiguration.relaxed(name).equals(relaxed));
+				.anyMatch(
+						(name) -> name.equals(key) || ClusterSingletonAutoConfiguration.relaxed(name).equals(relaxed));
 			if (!known) {
 				logger.warn("cluster-singleton.jobs." + key + " matches no @ClusterSingleton job; known jobs: "
 						+ registry.names() + ". Use brackets for job names with dots, as in "

@@ -50,9 +50,9 @@ final class LeaseBackendSelector {
 				return matching.get(0);
 			}
 			if (matching.isEmpty()) {
-				throw new LeaseBackendUnavailableException("cluster-singleton.backend=" + id + " but no " + id
-						+ " lease store is available" + usedBy + ". " + clientHint(configured) + " Available: "
-						+ describe(available) + ".");
+				throw new LeaseBackendUnavailableException(
+						"cluster-singleton.backend=" + id + " but no " + id + " lease store is available" + usedBy
+								+ ". " + clientHint(configured) + " Available: " + describe(available) + ".");
 			}
 			if (primary != null && id.equals(primary.id())) {
 				return primary;

@@ -155,12 +155,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public boolean execute(JobDefinition job, @Nullable Instant slot, Invocation invocation) throws Throwable {
 		if (this.closing) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
+			logger.debug(LogMessage
+				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
 			return false;
 		}
 		if (!job.enabled()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "': disabled by cluster-singleton.jobs."
-					+ job.name() + ".enabled"));
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name()
+					+ "': disabled by cluster-singleton.jobs." + job.name() + ".enabled"));
 			return false;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
@@ -182,8 +183,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		Duration took = Duration.ofNanos(System.nanoTime() - requested);
 		notify(() -> this.listener.acquireAttempted(job, slot, result, took));
 		if (!result.isAcquired()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": "
-					+ describeSkip(result)));
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": " + describeSkip(result)));
 			return false;
 		}
 		return run(job, HeldLease.of(request, result.fencingToken()), requested, invocation);
@@ -195,22 +196,23 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		this.running.add(run);
 		ScheduledFuture<?> capTimer = this.watchdog.register(run);
 		if (capTimer == null) {
-			// the watchdog closed between the shutdown check and here: nothing would renew
+			// the watchdog closed between the shutdown check and here: nothing would
+			// renew
 			// the lease, so give it back and skip the run
 			if (run.finish()) {
 				Thread.interrupted();
 			}
 			this.running.remove(run);
 			release(run);
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name()
-					+ "': the application is shutting down"));
+			logger.debug(LogMessage
+				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
 			return false;
 		}
 		ClusterSingletonContext previous = run.bindToThread();
 		Instant startedAt = this.clock.instant();
 		long started = System.nanoTime();
-		logger.debug(LogMessage.of(() -> "cluster-singleton running job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
-				+ ", slot=" + lease.slot() + ")"));
+		logger.debug(LogMessage.of(() -> "cluster-singleton running job '" + job.name() + "' (fencingToken="
+				+ lease.fencingToken() + ", slot=" + lease.slot() + ")"));
 		Throwable failure = null;
 		try {
 			invocation.proceed();
@@ -234,9 +236,9 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			RunOutcome outcome = run.isLost() ? RunOutcome.LEASE_LOST
 					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
 			Throwable error = failure;
-			logger.debug(LogMessage.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken="
-					+ lease.fencingToken() + ", slot=" + lease.slot() + ", outcome=" + outcome.tag() + ", duration="
-					+ duration + ")"));
+			logger.debug(LogMessage
+				.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
+						+ ", slot=" + lease.slot() + ", outcome=" + outcome.tag() + ", duration=" + duration + ")"));
 			notify(() -> this.listener.runFinished(job, lease, outcome, startedAt, duration, error));
 		}
 	}

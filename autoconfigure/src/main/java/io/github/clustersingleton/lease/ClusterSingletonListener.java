@@ -45,8 +45,8 @@ public interface ClusterSingletonListener {
 	}
 
 	/**
-	 * Called when an acquisition attempt failed because the store could not be reached
-	 * or answered with an error; the run was skipped.
+	 * Called when an acquisition attempt failed because the store could not be reached or
+	 * answered with an error; the run was skipped.
 	 * @param job the job
 	 * @param slot the slot requested, if any
 	 * @param error the error

@@ -32,8 +32,8 @@ import org.springframework.util.Assert;
  * @param lockAtLeastFor how long after acquisition a lease is kept when the run ends
  * earlier
  * @param enabled whether the job runs on this node at all
- * @param schedule the cron schedule whose fire times are the job's slots, or
- * {@code null} when the method is not cron-triggered
+ * @param schedule the cron schedule whose fire times are the job's slots, or {@code null}
+ * when the method is not cron-triggered
  * @param source where the job is declared, for messages
  * @author cluster-singleton contributors
  * @since 0.1.0

@@ -46,10 +46,10 @@ public final class JobRegistry {
 	 * Register the job of a method.
 	 * @param method the annotated method
 	 * @param job the resolved job
-	 * @return the registered job (the existing one when the method was registered
-	 * before, for example for a second bean of the same class)
-	 * @throws ClusterSingletonConfigurationException when another method already uses
-	 * the job's name
+	 * @return the registered job (the existing one when the method was registered before,
+	 * for example for a second bean of the same class)
+	 * @throws ClusterSingletonConfigurationException when another method already uses the
+	 * job's name
 	 */
 	public synchronized JobDefinition register(Method method, JobDefinition job) {
 		JobDefinition known = this.byMethod.get(method);

@@ -46,8 +46,8 @@ import org.jspecify.annotations.Nullable;
  * successful one (the store may already have handed the lease to another node);</li>
  * <li>the run reached its {@code lockAtMostFor}.</li>
  * </ul>
- * Timing and store round trips run on two separate threads, so a store that hangs
- * cannot delay the deadline checks.
+ * Timing and store round trips run on two separate threads, so a store that hangs cannot
+ * delay the deadline checks.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -211,7 +211,8 @@ public final class LeaseWatchdog implements AutoCloseable {
 					this.renewalInFlight.set(false);
 				}
 			}
-			// a renewal that keeps failing must not leave a run past its deadline until the
+			// a renewal that keeps failing must not leave a run past its deadline until
+			// the
 			// next tick: check again right at the earliest deadline
 			long untilDeadline = earliestDeadline - System.nanoTime();
 			if (untilDeadline < this.intervalNanos && !this.closed) {
@@ -274,10 +275,11 @@ public final class LeaseWatchdog implements AutoCloseable {
 		if (now - this.lastWarnNanos >= WARN_INTERVAL_NANOS) {
 			this.lastWarnNanos = now;
 			int suppressed = this.suppressedWarnings.getAndSet(0);
-			logger.warn("cluster-singleton could not renew " + count + " lease(s) in the " + this.backend.id()
-					+ " store; retrying every " + Duration.ofNanos(this.intervalNanos)
-					+ " until each lease's local deadline"
-					+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": " + ex,
+			logger.warn(
+					"cluster-singleton could not renew " + count + " lease(s) in the " + this.backend.id()
+							+ " store; retrying every " + Duration.ofNanos(this.intervalNanos)
+							+ " until each lease's local deadline"
+							+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": " + ex,
 					logger.isDebugEnabled() ? ex : null);
 		}
 		else {
@@ -289,8 +291,8 @@ public final class LeaseWatchdog implements AutoCloseable {
 		if (!run.lose(reason)) {
 			return;
 		}
-		logger.error("cluster-singleton job '" + run.jobName() + "' lost its lease (fencingToken="
-				+ run.fencingToken() + ", slot=" + run.lease().slot() + "): " + reason
+		logger.error("cluster-singleton job '" + run.jobName() + "' lost its lease (fencingToken=" + run.fencingToken()
+				+ ", slot=" + run.lease().slot() + "): " + reason
 				+ (this.interruptOnLeaseLoss ? "; interrupting the run" : "; the run goes on without a lease"));
 		try {
 			this.listener.leaseLost(run.job(), run.lease(), reason);

@@ -111,8 +111,8 @@ public abstract class AbstractLeaseEngineContractTests {
 		CountDownLatch started = new CountDownLatch(1);
 		CountDownLatch finish = new CountDownLatch(1);
 		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
-		Future<Boolean> run = submit(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1),
-				Duration.ZERO), (Instant) null, () -> {
+		Future<Boolean> run = submit(
+				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
 					context.set(ClusterSingletonContext.current());
 					started.countDown();
 					return finish.await(30, TimeUnit.SECONDS);
@@ -166,7 +166,8 @@ public abstract class AbstractLeaseEngineContractTests {
 		assertThat(run.get(20, TimeUnit.SECONDS)).isTrue();
 		assertThat(interruptedAfter.get()).isBetween(lockAtMostFor.toMillis() - 200, lockAtMostFor.toMillis() + 1500);
 		assertThat(validAfterInterrupt).isFalse();
-		assertThat(checkLease.get()).isInstanceOf(LeaseLostException.class).hasMessageContaining(job)
+		assertThat(checkLease.get()).isInstanceOf(LeaseLostException.class)
+			.hasMessageContaining(job)
 			.hasMessageContaining("lockAtMostFor");
 		assertThat(flagLeaked).as("our interrupt must not leak into the thread's next task").isFalse();
 		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.LEASE_LOST);
@@ -181,8 +182,8 @@ public abstract class AbstractLeaseEngineContractTests {
 		CountDownLatch started = new CountDownLatch(1);
 		AtomicBoolean interrupted = new AtomicBoolean();
 		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
-		Future<Boolean> run = submit(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1),
-				Duration.ZERO), (Instant) null, () -> {
+		Future<Boolean> run = submit(
+				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
 					context.set(ClusterSingletonContext.current());
 					started.countDown();
 					try {
@@ -218,8 +219,8 @@ public abstract class AbstractLeaseEngineContractTests {
 		CountDownLatch started = new CountDownLatch(1);
 		AtomicLong interruptedAt = new AtomicLong();
 		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
-		Future<Boolean> run = submit(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1),
-				Duration.ZERO), (Instant) null, () -> {
+		Future<Boolean> run = submit(
+				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
 					context.set(ClusterSingletonContext.current());
 					started.countDown();
 					try {
@@ -236,7 +237,8 @@ public abstract class AbstractLeaseEngineContractTests {
 		flaky.failRenewals.set(true);
 		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
 		long lostAfter = TimeUnit.NANOSECONDS.toMillis(interruptedAt.get() - broken);
-		// the last good renewal left at most one tick (a third of the TTL) before the break,
+		// the last good renewal left at most one tick (a third of the TTL) before the
+		// break,
 		// so the local deadline falls between two thirds of a TTL and one TTL after it
 		assertThat(lostAfter).isBetween(TTL.toMillis() * 2 / 3 - 100, TTL.toMillis() + 500);
 		assertThat(listener.renewalErrors.get()).isGreaterThanOrEqualTo(1);
@@ -267,11 +269,10 @@ public abstract class AbstractLeaseEngineContractTests {
 		String job = jobName("failing");
 		RecordingListener listener = new RecordingListener();
 		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
-		assertThatExceptionOfType(IllegalStateException.class)
-			.isThrownBy(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null,
-					() -> {
-						throw new IllegalStateException("job failed");
-					}))
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(
+				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
+					throw new IllegalStateException("job failed");
+				}))
 			.withMessage("job failed");
 		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.FAILURE);
 		assertThat(backend().tryAcquire(request(job, "node-b")).isAcquired()).isTrue();
@@ -432,8 +433,8 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	/**
-	 * The real backend, with renewals that fail on demand, as when the store goes away
-	 * in the middle of a run.
+	 * The real backend, with renewals that fail on demand, as when the store goes away in
+	 * the middle of a run.
 	 */
 	static final class FlakyBackend implements LeaseBackend {
 

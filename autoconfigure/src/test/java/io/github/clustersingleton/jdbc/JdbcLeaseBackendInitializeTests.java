@@ -60,8 +60,8 @@ class JdbcLeaseBackendInitializeTests {
 
 	@Test
 	void missingTableWithoutInitializationFailsStartupNamingTheProperty() {
-		JdbcLeaseBackend backend = new JdbcLeaseBackend(this.dataSource, "cs_missing_" + UUID.randomUUID().toString()
-			.substring(0, 8));
+		JdbcLeaseBackend backend = new JdbcLeaseBackend(this.dataSource,
+				"cs_missing_" + UUID.randomUUID().toString().substring(0, 8));
 		backend.setSchemaInitializer(new JdbcLeaseSchemaInitializer(this.dataSource, backend.getTableName(),
 				DatabaseInitializationMode.NEVER));
 		assertThatExceptionOfType(ClusterSingletonConfigurationException.class).isThrownBy(backend::initialize)

@@ -14,7 +14,6 @@
  * limitations under the License.
  */
 
-
 package io.github.clustersingleton.sample;
 
 import java.time.Clock;
@@ -129,10 +128,11 @@ public class DemoJobs {
 				return;
 			}
 			catch (InterruptedException ex) {
-				// the lease was lost and the library interrupted us, or the application stops
+				// the lease was lost and the library interrupted us, or the application
+				// stops
 				Thread.currentThread().interrupt();
-				logger.warn("[" + node() + "] long-export interrupted in step " + i + ", leaseValid="
-						+ run.isLeaseValid());
+				logger.warn(
+						"[" + node() + "] long-export interrupted in step " + i + ", leaseValid=" + run.isLeaseValid());
 				return;
 			}
 			if (i % PROGRESS_EVERY == 0 && i < steps) {
@@ -148,8 +148,8 @@ public class DemoJobs {
 	}
 
 	private void record(ClusterSingletonContext run, Instant startedAt) {
-		this.runLog.add(new RunLog.Run(run.jobName(), node(), run.slot().orElse(null), run.fencingToken(),
-				startedAt, Duration.between(startedAt, this.clock.instant()), run.isLeaseValid()));
+		this.runLog.add(new RunLog.Run(run.jobName(), node(), run.slot().orElse(null), run.fencingToken(), startedAt,
+				Duration.between(startedAt, this.clock.instant()), run.isLeaseValid()));
 	}
 
 	private String describe(ClusterSingletonContext run) {

@@ -14,7 +14,6 @@
  * limitations under the License.
  */
 
-
 package io.github.clustersingleton.sample;
 
 import java.time.Duration;

@@ -14,7 +14,6 @@
  * limitations under the License.
  */
 
-
 /**
  * A runnable demo of cluster-singleton: three scheduled jobs guarded by one lease table.
  * Start two or three copies and watch each run happen on one of them.

@@ -74,7 +74,8 @@ public final class JdbcLeaseAutoConfiguration {
 			ObjectProvider<JdbcLeaseSchemaInitializer> schemaInitializer, Environment environment) {
 		try {
 			JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, properties.getTableName());
-			// the table is created (or checked) at startup only when jobs use this backend
+			// the table is created (or checked) at startup only when jobs use this
+			// backend
 			backend.setSchemaInitializer(schemaInitializer.getIfAvailable());
 			// a statement that outlives one lease TTL is of no use to anyone
 			backend.setQueryTimeout(Binder.get(environment)
