@@ -179,30 +179,16 @@ public abstract class AbstractLeaseEngineContractTests {
 		String job = jobName("taken");
 		RecordingListener listener = new RecordingListener();
 		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
-		CountDownLatch started = new CountDownLatch(1);
-		AtomicBoolean interrupted = new AtomicBoolean();
-		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
-		Future<Boolean> run = submit(
-				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
-					context.set(ClusterSingletonContext.current());
-					started.countDown();
-					try {
-						Thread.sleep(30_000);
-					}
-					catch (InterruptedException ex) {
-						interrupted.set(true);
-					}
-					return null;
-				}));
-		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		BlockingRun blocking = startBlockingRun(node, job);
+		ClusterSingletonContext context = blocking.context();
 		// an operator frees the lease and another node takes it at once
 		assertThat(backend().forceRelease(job)).isTrue();
 		AcquireResult other = backend().tryAcquire(request(job, "node-b"));
 		assertThat(other.isAcquired()).isTrue();
-		assertThat(other.fencingToken()).isGreaterThan(context.get().fencingToken());
-		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
-		assertThat(interrupted).isTrue();
-		assertThat(context.get().isLeaseValid()).isFalse();
+		assertThat(other.fencingToken()).isGreaterThan(context.fencingToken());
+		assertThat(blocking.run().get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(blocking.interruptedAt().get()).isNotZero();
+		assertThat(context.isLeaseValid()).isFalse();
 		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.LEASE_LOST);
 		// the run's release must not touch node-b's lease
 		LeaseInfo info = backend().describe(job).orElseThrow();
@@ -216,27 +202,12 @@ public abstract class AbstractLeaseEngineContractTests {
 		FlakyBackend flaky = new FlakyBackend(backend());
 		RecordingListener listener = new RecordingListener();
 		ClusterSingletonExecutor node = executor("node-a", flaky, Clock.systemUTC(), listener);
-		CountDownLatch started = new CountDownLatch(1);
-		AtomicLong interruptedAt = new AtomicLong();
-		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
-		Future<Boolean> run = submit(
-				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
-					context.set(ClusterSingletonContext.current());
-					started.countDown();
-					try {
-						Thread.sleep(30_000);
-					}
-					catch (InterruptedException ex) {
-						interruptedAt.set(System.nanoTime());
-					}
-					return null;
-				}));
-		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		BlockingRun blocking = startBlockingRun(node, job);
 		await().atMost(PATIENCE).until(() -> listener.renewals.get() >= 2);
 		long broken = System.nanoTime();
 		flaky.failRenewals.set(true);
-		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
-		long lostAfter = TimeUnit.NANOSECONDS.toMillis(interruptedAt.get() - broken);
+		assertThat(blocking.run().get(10, TimeUnit.SECONDS)).isTrue();
+		long lostAfter = TimeUnit.NANOSECONDS.toMillis(blocking.interruptedAt().get() - broken);
 		// the last good renewal left at most one tick (a third of the TTL) before the
 		// break,
 		// so the local deadline falls between two thirds of a TTL and one TTL after it
@@ -246,7 +217,7 @@ public abstract class AbstractLeaseEngineContractTests {
 		// the store was never told: the lease expires there by itself, then another node
 		// takes over
 		AcquireResult other = awaitAcquired(request(job, "node-b"));
-		assertThat(other.fencingToken()).isGreaterThan(context.get().fencingToken());
+		assertThat(other.fencingToken()).isGreaterThan(blocking.context().fencingToken());
 	}
 
 	@Test
@@ -350,6 +321,34 @@ public abstract class AbstractLeaseEngineContractTests {
 				new ClusterSingletonExecutor.Settings(owner, TTL, Duration.ofSeconds(1), true), clock, listener);
 		this.executors.add(executor);
 		return executor;
+	}
+
+	/**
+	 * Start a run of {@code job} on another thread that sleeps until interrupted, and
+	 * wait until it holds its lease.
+	 */
+	private BlockingRun startBlockingRun(ClusterSingletonExecutor node, String job) throws InterruptedException {
+		CountDownLatch started = new CountDownLatch(1);
+		AtomicLong interruptedAt = new AtomicLong();
+		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
+		Future<Boolean> run = submit(
+				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
+					context.set(ClusterSingletonContext.current());
+					started.countDown();
+					try {
+						Thread.sleep(30_000);
+					}
+					catch (InterruptedException ex) {
+						interruptedAt.set(System.nanoTime());
+					}
+					return null;
+				}));
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		return new BlockingRun(run, context.get(), interruptedAt);
+	}
+
+	private record BlockingRun(Future<Boolean> run, ClusterSingletonContext context, AtomicLong interruptedAt) {
+
 	}
 
 	private Future<Boolean> submit(GuardedCall call) {
