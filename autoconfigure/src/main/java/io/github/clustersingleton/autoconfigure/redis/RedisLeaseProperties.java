@@ -1,0 +1,44 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.autoconfigure.redis;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties of the Redis lease backend.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+@ConfigurationProperties("cluster-singleton.redis")
+public class RedisLeaseProperties {
+
+	/**
+	 * Prefix of the Redis keys: each job has '{<prefix>:<name>}:lease' and
+	 * '{<prefix>:<name>}:meta'. Must not contain braces.
+	 */
+	private String keyPrefix = "cluster-singleton";
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+}

@@ -1,0 +1,126 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The Lua scripts of the Redis lease backend, read from the {@code .lua} files next to
+ * this class. Each script is identified by the SHA-1 digest of its source, as Redis's
+ * script cache does, so executors run it with {@code EVALSHA} and send the source only
+ * when the server does not know it yet.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public enum RedisLeaseScript {
+
+	/**
+	 * Acquire a lease: {@code KEYS} lease and meta key; {@code ARGV} owner, lease token,
+	 * TTL in milliseconds, slot in epoch milliseconds or {@code ''}.
+	 */
+	ACQUIRE("acquire.lua"),
+
+	/**
+	 * Renew leases: {@code KEYS} the lease keys; {@code ARGV} TTL in milliseconds, then
+	 * one lease token per key.
+	 */
+	RENEW("renew.lua"),
+
+	/**
+	 * Release a lease: {@code KEYS} the lease key; {@code ARGV} lease token,
+	 * lockAtLeastFor in milliseconds.
+	 */
+	RELEASE("release.lua"),
+
+	/**
+	 * Describe a lease: {@code KEYS} lease and meta key.
+	 */
+	DESCRIBE("describe.lua"),
+
+	/**
+	 * Force-release a lease: {@code KEYS} the lease key.
+	 */
+	FORCE_RELEASE("force-release.lua");
+
+	private final String fileName;
+
+	private final String source;
+
+	private final String sha1;
+
+	RedisLeaseScript(String fileName) {
+		this.fileName = fileName;
+		this.source = read(fileName);
+		this.sha1 = sha1(this.source);
+	}
+
+	/**
+	 * Return the name of the script's file, next to this class.
+	 * @return the file name
+	 */
+	public String getFileName() {
+		return this.fileName;
+	}
+
+	/**
+	 * Return the Lua source of the script.
+	 * @return the source
+	 */
+	public String getSource() {
+		return this.source;
+	}
+
+	/**
+	 * Return the SHA-1 digest of the source, in lower-case hex: the script's name in
+	 * Redis's script cache.
+	 * @return the digest
+	 */
+	public String getSha1() {
+		return this.sha1;
+	}
+
+	private static String read(String fileName) {
+		try (InputStream in = RedisLeaseScript.class.getResourceAsStream(fileName)) {
+			if (in == null) {
+				throw new IllegalStateException("Lua script " + fileName + " not found next to "
+						+ RedisLeaseScript.class.getName() + " on the classpath");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Failed to read Lua script " + fileName, ex);
+		}
+	}
+
+	private static String sha1(String source) {
+		try {
+			MessageDigest digest = MessageDigest.getInstance("SHA-1");
+			return HexFormat.of().formatHex(digest.digest(source.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is not available", ex);
+		}
+	}
+
+}

@@ -1,0 +1,73 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.redis;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the {@link RedisLeaseScript lease scripts} on a Redis client: the only part of the
+ * Redis lease backend that depends on the client library. {@link RedisLeaseBackend} holds
+ * all of the semantics; an executor is a thin adapter with one round trip per call.
+ * <p>
+ * Implementations run a script with {@code EVALSHA}, and when the server answers
+ * {@code NOSCRIPT} (after a restart, a failover or {@code SCRIPT FLUSH}) they load it and
+ * try again, within the same call. They are thread-safe, and throw a
+ * {@link RuntimeException} when the server cannot be reached or answers with an error.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ * @see RedissonScriptExecutor
+ * @see SpringDataRedisScriptExecutor
+ */
+public interface RedisScriptExecutor {
+
+	/**
+	 * Run a script that returns a Lua table (a Redis array reply).
+	 * @param script the script
+	 * @param keys the keys the script touches ({@code KEYS}); in a Redis Cluster they
+	 * must all hash to one slot, and the call is routed by the first
+	 * @param args the arguments ({@code ARGV})
+	 * @return the elements of the reply: {@link String}s for bulk replies, {@link Long}s
+	 * for integer replies
+	 */
+	List<Object> execute(RedisLeaseScript script, List<String> keys, List<String> args);
+
+	/**
+	 * Load a script into the server's script cache ({@code SCRIPT LOAD}), on every master
+	 * where the client knows several.
+	 * @param script the script
+	 */
+	void load(RedisLeaseScript script);
+
+	/**
+	 * Run the cheapest command that shows the server answers ({@code EXISTS key}).
+	 * @param key a key, which decides the node in a Redis Cluster
+	 */
+	void ping(String key);
+
+	/**
+	 * Read a server configuration parameter ({@code CONFIG GET}) of every master the
+	 * client knows. Managed services often disable {@code CONFIG}: callers must tolerate
+	 * an exception.
+	 * @param parameter the parameter name
+	 * @return the values, keyed by the parameter name, prefixed by the node where the
+	 * client reports several
+	 */
+	Map<String, String> getConfig(String parameter);
+
+}

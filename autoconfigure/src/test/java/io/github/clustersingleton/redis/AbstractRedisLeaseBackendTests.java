@@ -1,0 +1,653 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.redis;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.ClusterSingletonListener;
+import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.test.TestStores;
+import io.lettuce.core.cluster.SlotHash;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The backend contract plus Redis-specific behavior (key layout, script cache, Redis
+ * Cluster slots, persistence warning, a connection cut while a job runs), run against a
+ * real Redis by one subclass per {@link RedisScriptExecutor}.
+ *
+ * @author cluster-singleton contributors
+ */
+@ExtendWith(OutputCaptureExtension.class)
+abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContractTests {
+
+	/**
+	 * Command and connect timeout of the clients under test: short, so that a cut
+	 * connection shows within a watchdog tick.
+	 */
+	protected static final Duration CLIENT_TIMEOUT = Duration.ofMillis(400);
+
+	private static final String LOOPBACK = InetAddress.getLoopbackAddress().getHostAddress();
+
+	private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+
+	private final Set<String> keyPrefixes = new HashSet<>(Set.of(RedisLeaseBackend.DEFAULT_KEY_PREFIX));
+
+	private String host;
+
+	private int port;
+
+	private StringRedisTemplate admin;
+
+	private CountingRedisScriptExecutor executor;
+
+	private RedisLeaseBackend backend;
+
+	private RedisLeaseBackend unreachableBackend;
+
+	/**
+	 * Return a new executor on a Redis server, registering what must be closed after the
+	 * tests with {@link #closeAfterAll}.
+	 * @param host the server's host
+	 * @param port the server's port
+	 * @param timeout the connect and command timeout
+	 * @return the executor
+	 */
+	protected abstract RedisScriptExecutor createExecutor(String host, int port, Duration timeout);
+
+	/**
+	 * Return the exception the client under test throws when a Redis Cluster answers with
+	 * the given error.
+	 * @param message the server's error message
+	 * @return the exception
+	 */
+	protected abstract RuntimeException serverError(String message);
+
+	/**
+	 * Close a resource after all tests of the class.
+	 * @param resource the resource
+	 */
+	protected final void closeAfterAll(AutoCloseable resource) {
+		this.resources.push(resource);
+	}
+
+	@BeforeAll
+	void createBackend() {
+		URI url = URI.create(TestStores.redisUrl());
+		this.host = url.getHost();
+		this.port = url.getPort();
+		LettuceConnectionFactory adminFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.host, this.port));
+		adminFactory.afterPropertiesSet();
+		adminFactory.start();
+		closeAfterAll(adminFactory::destroy);
+		this.admin = new StringRedisTemplate(adminFactory);
+		this.executor = new CountingRedisScriptExecutor(createExecutor(this.host, this.port, CLIENT_TIMEOUT));
+		this.backend = new RedisLeaseBackend(this.executor);
+		this.backend.initialize();
+		this.unreachableBackend = new RedisLeaseBackend(createExecutor("127.0.0.1", 1, CLIENT_TIMEOUT));
+	}
+
+	@AfterAll
+	void removeKeysAndCloseClients() throws Exception {
+		try {
+			if (this.admin != null) {
+				for (String prefix : this.keyPrefixes) {
+					deleteKeys("{" + prefix + ":" + jobNamePrefix() + "*");
+				}
+			}
+		}
+		finally {
+			while (!this.resources.isEmpty()) {
+				this.resources.pop().close();
+			}
+		}
+	}
+
+	private void deleteKeys(String pattern) {
+		List<String> keys = new ArrayList<>();
+		try (Cursor<String> cursor = this.admin.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
+			cursor.forEachRemaining(keys::add);
+		}
+		if (!keys.isEmpty()) {
+			this.admin.delete(keys);
+		}
+	}
+
+	@Override
+	protected LeaseBackend backend() {
+		return this.backend;
+	}
+
+	@Override
+	protected LeaseBackend unreachableBackend() {
+		return this.unreachableBackend;
+	}
+
+	@Override
+	protected long roundTrips() {
+		return this.executor.getCount();
+	}
+
+	@Override
+	protected void resetRoundTrips() {
+		this.executor.reset();
+	}
+
+	@Test
+	void idIsRedis() {
+		assertThat(this.backend.id()).isEqualTo("redis");
+	}
+
+	@Test
+	void keysFollowTheDocumentedLayout() {
+		String job = jobName("layout");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		LeaseRequest request = request(job, "node-a", LONG_TTL, slot);
+		HeldLease lease = acquire(request);
+		String leaseKey = "{cluster-singleton:" + job + "}:lease";
+		String metaKey = "{cluster-singleton:" + job + "}:meta";
+		assertThat(this.backend.leaseKey(job)).isEqualTo(leaseKey);
+		assertThat(this.backend.metaKey(job)).isEqualTo(metaKey);
+		assertThat(this.admin.type(leaseKey).code()).isEqualTo("hash");
+		Map<Object, Object> leaseHash = this.admin.opsForHash().entries(leaseKey);
+		assertThat(leaseHash).containsEntry("owner", "node-a")
+			.containsEntry("token", request.leaseToken())
+			.containsKey("acquired_at");
+		assertThat(this.admin.getExpire(leaseKey, TimeUnit.MILLISECONDS)).isBetween(1L, LONG_TTL.toMillis());
+		assertThat(this.admin.opsForHash().entries(metaKey)).containsExactlyInAnyOrderEntriesOf(
+				Map.of("fence", Long.toString(lease.fencingToken()), "last_slot", Long.toString(slot.toEpochMilli())));
+		assertThat(this.admin.getExpire(metaKey)).as("meta has no TTL").isEqualTo(-1L);
+		this.backend.release(lease, Duration.ZERO);
+		assertThat(this.admin.hasKey(leaseKey)).isFalse();
+		assertThat(this.admin.hasKey(metaKey)).isTrue();
+	}
+
+	@Test
+	void bothKeysOfAJobHashToOneClusterSlot() {
+		for (String job : List.of("billing", "Billing.bill", "a:b:c", "jobs/nightly report", "ünïcødé-job",
+				jobName("slot"), "x".repeat(RedisLeaseBackend.MAX_JOB_NAME_LENGTH))) {
+			String leaseKey = this.backend.leaseKey(job);
+			String metaKey = this.backend.metaKey(job);
+			assertThat(SlotHash.getSlot(leaseKey)).as(job).isEqualTo(SlotHash.getSlot(metaKey));
+			assertThat(SlotHash.getSlot(leaseKey)).as(job)
+				.isEqualTo(SlotHash.getSlot("cluster-singleton:" + job))
+				.isEqualTo(RedisClusterSlots.slot(leaseKey));
+		}
+	}
+
+	@Test
+	void jobNamesUpTo200CharactersWithoutBracesAreValid() {
+		String name = jobName("longest-");
+		String longest = name + "j".repeat(RedisLeaseBackend.MAX_JOB_NAME_LENGTH - name.length());
+		assertThatNoException().isThrownBy(() -> this.backend.validateJobName(longest));
+		assertThat(this.backend.tryAcquire(request(longest, "node-a")).isAcquired()).isTrue();
+		assertThat(this.backend.describe(longest)).get().extracting(LeaseInfo::holder).isEqualTo("node-a");
+		assertThatNoException().isThrownBy(() -> this.backend.validateJobName("Billing.bill:eu/1 ü"));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.backend.validateJobName(longest + "x"))
+			.withMessageContaining("201")
+			.withMessageContaining("at most 200 characters");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.backend.validateJobName("job{eu}"))
+			.withMessageContaining("'{' or '}'")
+			.withMessageContaining("hash tag");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.backend.validateJobName("job}"))
+			.withMessageContaining("'{' or '}'");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.backend.validateJobName(""))
+			.withMessageContaining("empty");
+	}
+
+	@Test
+	void keyPrefixSeparatesBackends() {
+		String prefix = "cs-test-" + UUID.randomUUID().toString().substring(0, 8);
+		this.keyPrefixes.add(prefix);
+		RedisLeaseBackend other = new RedisLeaseBackend(this.executor, prefix);
+		String job = jobName("prefix");
+		acquire(request(job, "node-a"));
+		AcquireResult second = other.tryAcquire(request(job, "node-b"));
+		assertThat(second.isAcquired()).isTrue();
+		assertThat(second.fencingToken()).isEqualTo(1);
+		assertThat(this.admin.hasKey("{" + prefix + ":" + job + "}:lease")).isTrue();
+		assertThat(other.describe(job)).get().extracting(LeaseInfo::holder).isEqualTo("node-b");
+		assertThatIllegalArgumentException().isThrownBy(() -> new RedisLeaseBackend(this.executor, "cs{1}"))
+			.withMessageContaining("hash tag");
+		assertThatIllegalArgumentException().isThrownBy(() -> new RedisLeaseBackend(this.executor, ""));
+	}
+
+	@Test
+	void scriptsAreReloadedAfterScriptFlush() {
+		String job = jobName("flush");
+		flushScripts();
+		resetRoundTrips();
+		HeldLease lease = acquire(request(job, "node-a"));
+		assertThat(roundTrips()).as("one call, the reload happening within it").isEqualTo(1);
+		flushScripts();
+		assertThat(this.backend.renew(List.of(lease), LONG_TTL)).containsExactly(lease.leaseToken());
+		flushScripts();
+		assertThat(this.backend.describe(job)).get().extracting(LeaseInfo::holder).isEqualTo("node-a");
+		flushScripts();
+		this.backend.release(lease, Duration.ZERO);
+		flushScripts();
+		assertThat(this.backend.forceRelease(job)).isFalse();
+		assertThat(this.backend.describe(job)).get().extracting(LeaseInfo::live).isEqualTo(false);
+	}
+
+	private void flushScripts() {
+		this.admin.execute((RedisCallback<Void>) (connection) -> {
+			connection.scriptingCommands().scriptFlush();
+			return null;
+		});
+	}
+
+	@Test
+	void everyOperationIsOneRoundTrip() {
+		String job = jobName("one-trip");
+		HeldLease lease = acquire(request(job, "node-a"));
+		resetRoundTrips();
+		this.backend.describe(job);
+		assertThat(roundTrips()).as("describe").isEqualTo(1);
+		resetRoundTrips();
+		this.backend.forceRelease(job);
+		assertThat(roundTrips()).as("force-release").isEqualTo(1);
+		resetRoundTrips();
+		this.backend.probe();
+		assertThat(roundTrips()).as("probe").isEqualTo(1);
+		resetRoundTrips();
+		this.backend.renew(List.of(lease), LONG_TTL);
+		assertThat(roundTrips()).as("renewal of a lost lease").isEqualTo(1);
+		resetRoundTrips();
+		assertThat(this.backend.tryAcquire(request(job, "node-b", LONG_TTL, Instant.EPOCH)).outcome())
+			.isEqualTo(Outcome.ACQUIRED);
+		assertThat(this.backend.tryAcquire(request(job, "node-c", LONG_TTL, Instant.EPOCH)).outcome())
+			.isEqualTo(Outcome.SLOT_DONE);
+		assertThat(roundTrips()).as("acquisition, then one refused for its slot").isEqualTo(2);
+	}
+
+	@Test
+	void initializeWarnsOnceWhenRedisPersistsNothing(CapturedOutput output) {
+		String save = this.admin.execute((RedisCallback<String>) (
+				connection) -> connection.serverCommands().getConfig("save").getProperty("save"));
+		String appendOnly = this.admin.execute((RedisCallback<String>) (
+				connection) -> connection.serverCommands().getConfig("appendonly").getProperty("appendonly"));
+		boolean persistsNothing = save.isBlank() && "no".equals(appendOnly);
+		int before = output.getOut().length();
+		new RedisLeaseBackend(this.executor).initialize();
+		String logged = output.getOut().substring(before);
+		String warning = "persists nothing";
+		if (persistsNothing) {
+			assertThat(logged).containsOnlyOnce(warning).contains("fencing token");
+		}
+		else {
+			assertThat(logged).doesNotContain(warning);
+		}
+	}
+
+	@Test
+	void initializeDoesNotWarnWhenRedisPersists(CapturedOutput output) {
+		int before = output.getOut().length();
+		new RedisLeaseBackend(new ConfigOverridingExecutor(this.executor, Map.of("save", "3600 1", "appendonly", "no")))
+			.initialize();
+		new RedisLeaseBackend(new ConfigOverridingExecutor(this.executor, Map.of("save", "", "appendonly", "yes")))
+			.initialize();
+		assertThat(output.getOut().substring(before)).doesNotContain("persists nothing");
+	}
+
+	@Test
+	void initializeWarnsWhenRedisMayEvictLeases(CapturedOutput output) {
+		int before = output.getOut().length();
+		new RedisLeaseBackend(new ConfigOverridingExecutor(this.executor,
+				Map.of("save", "3600 1", "maxmemory", "104857600", "maxmemory-policy", "allkeys-lru")))
+			.initialize();
+		assertThat(output.getOut().substring(before)).containsOnlyOnce("may evict keys").contains("allkeys-lru");
+		before = output.getOut().length();
+		new RedisLeaseBackend(new ConfigOverridingExecutor(this.executor,
+				Map.of("save", "3600 1", "maxmemory", "104857600", "maxmemory-policy", "noeviction")))
+			.initialize();
+		new RedisLeaseBackend(new ConfigOverridingExecutor(this.executor,
+				Map.of("save", "3600 1", "maxmemory", "0", "maxmemory-policy", "volatile-lru")))
+			.initialize();
+		assertThat(output.getOut().substring(before)).doesNotContain("may evict keys");
+	}
+
+	@Test
+	void initializeToleratesDisabledConfigCommand(CapturedOutput output) {
+		RedisLeaseBackend backend = new RedisLeaseBackend(new ConfigOverridingExecutor(this.executor, null));
+		int before = output.getOut().length();
+		assertThatNoException().isThrownBy(backend::initialize);
+		assertThat(output.getOut().substring(before)).doesNotContain("persists nothing");
+	}
+
+	@Test
+	void initializeOfUnreachableRedisWarnsWithoutFailing(CapturedOutput output) {
+		int before = output.getOut().length();
+		assertThatNoException().isThrownBy(this.unreachableBackend::initialize);
+		assertThat(output.getOut().substring(before)).contains("could not reach Redis")
+			.contains("runs are skipped until it answers");
+	}
+
+	@Test
+	void renewalFallsBackToOneCallPerSlotWhenTheServerRefusesCrossSlotCalls() {
+		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
+		List<HeldLease> leases = new ArrayList<>();
+		Set<Integer> slots = new HashSet<>();
+		for (int i = 0; slots.size() < 3; i++) {
+			String job = jobName("cluster-" + i);
+			if (slots.add(SlotHash.getSlot(clustered.leaseKey(job)))) {
+				LeaseRequest request = request(job, "node-a");
+				AcquireResult result = clustered.tryAcquire(request);
+				assertThat(result.isAcquired()).isTrue();
+				leases.add(HeldLease.of(request, result.fencingToken()));
+			}
+		}
+		assertThat(clustered.forceRelease(leases.get(2).jobName())).isTrue();
+		Set<String> expected = Set.of(leases.get(0).leaseToken(), leases.get(1).leaseToken());
+		cluster.calls.set(0);
+		assertThat(clustered.renew(leases, LONG_TTL)).isEqualTo(expected);
+		assertThat(cluster.calls).as("one refused call, then one per slot").hasValue(1 + 3);
+		assertThat(cluster.refused).hasValue(1);
+		cluster.calls.set(0);
+		assertThat(clustered.renew(leases, LONG_TTL)).isEqualTo(expected);
+		assertThat(cluster.calls).as("straight to one call per slot").hasValue(3);
+		assertThat(cluster.refused).hasValue(1);
+	}
+
+	@Test
+	void connectionCutWhileAJobRunsLosesTheLeaseOnlyAtTheLocalDeadline() throws Throwable {
+		Duration ttl = Duration.ofSeconds(2);
+		String job = jobName("cut");
+		ExecutorService threads = Executors.newCachedThreadPool();
+		try (TcpProxy proxy = TcpProxy.start(this.host, this.port)) {
+			RedisLeaseBackend proxied = new RedisLeaseBackend(
+					createExecutor(LOOPBACK, proxy.getPort(), CLIENT_TIMEOUT));
+			proxied.initialize();
+			RecordingListener listener = new RecordingListener();
+			ClusterSingletonExecutor node = new ClusterSingletonExecutor(proxied,
+					new ClusterSingletonExecutor.Settings("node-a", ttl, Duration.ofSeconds(1), true),
+					Clock.systemUTC(), listener);
+			try {
+				CountDownLatch started = new CountDownLatch(1);
+				AtomicLong interruptedAt = new AtomicLong();
+				AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
+				Future<Boolean> run = threads
+					.submit(() -> execute(node, JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), () -> {
+						context.set(ClusterSingletonContext.current());
+						started.countDown();
+						try {
+							Thread.sleep(30_000);
+						}
+						catch (InterruptedException ex) {
+							interruptedAt.set(System.nanoTime());
+						}
+						return null;
+					}));
+				assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+				await().atMost(Duration.ofSeconds(10)).until(() -> listener.renewals.get() >= 2);
+				long cut = System.nanoTime();
+				proxy.cut();
+
+				// another node, which still reaches Redis, tries all along
+				AcquireResult taken = null;
+				long takenAt = 0;
+				List<AcquireResult> refused = new ArrayList<>();
+				while (taken == null && System.nanoTime() - cut < TimeUnit.SECONDS.toNanos(10)) {
+					AcquireResult attempt = this.backend.tryAcquire(request(job, "node-b"));
+					if (attempt.isAcquired()) {
+						taken = attempt;
+						takenAt = System.nanoTime();
+					}
+					else {
+						refused.add(attempt);
+						Thread.sleep(20);
+					}
+				}
+				assertThat(taken).as("node-b takes over once the lease expired in Redis").isNotNull();
+				assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
+				assertThat(refused).isNotEmpty()
+					.allSatisfy((attempt) -> assertThat(attempt.holder()).isEqualTo("node-a"));
+				long lostAfter = TimeUnit.NANOSECONDS.toMillis(interruptedAt.get() - cut);
+				// the last good renewal left at most one tick (a third of the TTL) before
+				// the cut: the local deadline falls between two thirds of a TTL and one
+				// TTL after it
+				assertThat(lostAfter).isBetween(ttl.toMillis() * 2 / 3 - 100, ttl.toMillis() + 500);
+				assertThat(listener.renewalErrors.get()).as("renewal errors reported").isGreaterThanOrEqualTo(1);
+				assertThat(listener.lost).singleElement().asString().contains("no renewal succeeded");
+				assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.LEASE_LOST);
+				// node-a gave up its run no later than Redis let node-b in: the local
+				// deadline counts from when a renewal was sent, Redis's expiry from
+				// when it ran (a few ms of thread scheduling allowed)
+				assertThat(TimeUnit.NANOSECONDS.toMillis(takenAt - interruptedAt.get())).isGreaterThanOrEqualTo(-50);
+				assertThat(context.get().isLeaseValid()).isFalse();
+				assertThat(taken.fencingToken()).isGreaterThan(context.get().fencingToken());
+
+				// Redis unreachable at a trigger: the run is skipped, nothing is thrown
+				String other = jobName("cut-trigger");
+				AtomicBoolean ran = new AtomicBoolean();
+				assertThat(execute(node, JobDefinition.of(other, Duration.ofMinutes(1), Duration.ZERO), () -> {
+					ran.set(true);
+					return null;
+				})).isFalse();
+				assertThat(ran).isFalse();
+				assertThat(listener.acquireErrors).hasValue(1);
+
+				// Redis reachable again: runs resume
+				proxy.restore();
+				await().atMost(Duration.ofSeconds(15))
+					.pollInterval(Duration.ofMillis(200))
+					.until(() -> execute(node, JobDefinition.of(other, Duration.ofMinutes(1), Duration.ZERO),
+							() -> null));
+				assertThat(this.backend.describe(other)).get().extracting(LeaseInfo::live).isEqualTo(false);
+			}
+			finally {
+				node.close();
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	private static boolean execute(ClusterSingletonExecutor node, JobDefinition job,
+			ClusterSingletonExecutor.Invocation invocation) throws Exception {
+		try {
+			return node.execute(job, (Instant) null, invocation);
+		}
+		catch (Exception | Error ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * Records what the engine reports.
+	 */
+	static final class RecordingListener implements ClusterSingletonListener {
+
+		final List<RunOutcome> outcomes = new CopyOnWriteArrayList<>();
+
+		final List<String> lost = new CopyOnWriteArrayList<>();
+
+		final AtomicLong renewals = new AtomicLong();
+
+		final AtomicLong renewalErrors = new AtomicLong();
+
+		final AtomicLong acquireErrors = new AtomicLong();
+
+		@Override
+		public void acquireFailed(JobDefinition job, @Nullable Instant slot, Throwable error, Duration duration) {
+			this.acquireErrors.incrementAndGet();
+		}
+
+		@Override
+		public void runFinished(JobDefinition job, HeldLease lease, RunOutcome outcome, Instant startedAt,
+				Duration duration, @Nullable Throwable error) {
+			this.outcomes.add(outcome);
+		}
+
+		@Override
+		public void renewalAttempted(Collection<HeldLease> leases, int renewed, Duration duration,
+				@Nullable Throwable error) {
+			if (error != null) {
+				this.renewalErrors.incrementAndGet();
+			}
+			else {
+				this.renewals.incrementAndGet();
+			}
+		}
+
+		@Override
+		public void leaseLost(JobDefinition job, HeldLease lease, String reason) {
+			this.lost.add(reason);
+		}
+
+	}
+
+	/**
+	 * The real executor, with {@code CONFIG GET} answered from a map (or refused, as
+	 * managed services do, when the map is {@code null}).
+	 */
+	private static final class ConfigOverridingExecutor implements RedisScriptExecutor {
+
+		private final RedisScriptExecutor delegate;
+
+		private final @Nullable Map<String, String> config;
+
+		ConfigOverridingExecutor(RedisScriptExecutor delegate, @Nullable Map<String, String> config) {
+			this.delegate = delegate;
+			this.config = config;
+		}
+
+		@Override
+		public List<Object> execute(RedisLeaseScript script, List<String> keys, List<String> args) {
+			return this.delegate.execute(script, keys, args);
+		}
+
+		@Override
+		public void load(RedisLeaseScript script) {
+			this.delegate.load(script);
+		}
+
+		@Override
+		public void ping(String key) {
+			this.delegate.ping(key);
+		}
+
+		@Override
+		public Map<String, String> getConfig(String parameter) {
+			if (this.config == null) {
+				throw new IllegalStateException("ERR unknown command 'CONFIG'");
+			}
+			String value = this.config.get(parameter);
+			return (value != null) ? Map.of(parameter, value) : this.delegate.getConfig(parameter);
+		}
+
+	}
+
+	/**
+	 * The real executor, refusing calls whose keys span several hash slots as a Redis
+	 * Cluster does.
+	 */
+	private final class ClusterEmulatingExecutor implements RedisScriptExecutor {
+
+		final AtomicLong calls = new AtomicLong();
+
+		final AtomicLong refused = new AtomicLong();
+
+		private final RedisScriptExecutor delegate;
+
+		ClusterEmulatingExecutor(RedisScriptExecutor delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public List<Object> execute(RedisLeaseScript script, List<String> keys, List<String> args) {
+			this.calls.incrementAndGet();
+			if (keys.stream().map(SlotHash::getSlot).distinct().count() > 1) {
+				this.refused.incrementAndGet();
+				throw serverError("CROSSSLOT Keys in request don't hash to the same slot");
+			}
+			return this.delegate.execute(script, keys, args);
+		}
+
+		@Override
+		public void load(RedisLeaseScript script) {
+			this.delegate.load(script);
+		}
+
+		@Override
+		public void ping(String key) {
+			this.delegate.ping(key);
+		}
+
+		@Override
+		public Map<String, String> getConfig(String parameter) {
+			return this.delegate.getConfig(parameter);
+		}
+
+	}
+
+}
