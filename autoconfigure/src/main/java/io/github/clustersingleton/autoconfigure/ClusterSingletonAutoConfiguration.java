@@ -34,6 +34,7 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CompositeClusterSingletonListener;
 import io.github.clustersingleton.lease.JobRegistry;
+import io.github.clustersingleton.lease.RunObserver;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -103,7 +104,8 @@ public final class ClusterSingletonAutoConfiguration {
 	@ConditionalOnMissingBean
 	ClusterSingletonExecutor clusterSingletonExecutor(ClusterSingletonProperties properties,
 			ObjectProvider<LeaseBackend> backends, ObjectProvider<Clock> clock,
-			ObjectProvider<ClusterSingletonListener> listeners, JobRegistry registry, Environment environment) {
+			ObjectProvider<ClusterSingletonListener> listeners, ObjectProvider<RunObserver> runObserver,
+			JobRegistry registry, Environment environment) {
 		validate(properties);
 		LeaseBackend backend = LeaseBackendSelector.select(properties.getBackend(), backends.orderedStream().toList(),
 				backends.getIfUnique(), registry.jobs().stream().map((job) -> job.name()).toList());
@@ -114,6 +116,7 @@ public final class ClusterSingletonAutoConfiguration {
 				clock.getIfUnique(Clock::systemUTC),
 				new CompositeClusterSingletonListener(listeners.orderedStream().toList()));
 		executor.setShutdownGracePeriod(shutdownGracePeriod(environment));
+		runObserver.ifUnique(executor::setRunObserver);
 		return executor;
 	}
 

@@ -68,6 +68,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private Duration shutdownGracePeriod = Duration.ZERO;
 
+	private volatile RunObserver runObserver = RunObserver.NONE;
+
 	/**
 	 * Create an executor.
 	 * @param backend the lease store
@@ -110,6 +112,15 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public Clock getClock() {
 		return this.clock;
+	}
+
+	/**
+	 * Set the observer that brackets every trigger that reaches the store, for tracing.
+	 * @param runObserver the observer, {@link RunObserver#NONE} for none
+	 */
+	public void setRunObserver(RunObserver runObserver) {
+		Assert.notNull(runObserver, "'runObserver' must not be null");
+		this.runObserver = runObserver;
 	}
 
 	/**
@@ -166,6 +177,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
 				this.settings.leaseTtl(), slot);
+		RunObserver.Run observed = startObservation(job, slot);
 		long requested = System.nanoTime();
 		AcquireResult result;
 		try {
@@ -178,6 +190,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 					+ this.backend.id() + " lease store could not be reached; the next trigger tries again: " + ex,
 					logger.isDebugEnabled() ? ex : null);
 			notify(() -> this.listener.acquireFailed(job, slot, ex, took));
+			notify(() -> observed.stop("error", ex));
 			return false;
 		}
 		Duration took = Duration.ofNanos(System.nanoTime() - requested);
@@ -185,12 +198,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (!result.isAcquired()) {
 			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
 					+ ": " + describeSkip(result)));
+			notify(() -> observed.stop(result.outcome().tag(), null));
 			return false;
 		}
-		return run(job, HeldLease.of(request, result.fencingToken()), requested, invocation);
+		return run(job, HeldLease.of(request, result.fencingToken()), requested, invocation, observed);
 	}
 
-	private boolean run(JobDefinition job, HeldLease lease, long requested, Invocation invocation) throws Throwable {
+	private boolean run(JobDefinition job, HeldLease lease, long requested, Invocation invocation,
+			RunObserver.Run observed) throws Throwable {
 		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), requested,
 				this.settings.leaseTtl().toNanos());
 		this.running.add(run);
@@ -206,8 +221,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			release(run);
 			logger.debug(LogMessage
 				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
+			notify(() -> observed.stop("acquired", null));
 			return false;
 		}
+		notify(() -> observed.acquired(lease));
 		ClusterSingletonContext previous = run.bindToThread();
 		Instant startedAt = this.clock.instant();
 		long started = System.nanoTime();
@@ -240,6 +257,17 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
 						+ ", slot=" + lease.slot() + ", outcome=" + outcome.tag() + ", duration=" + duration + ")"));
 			notify(() -> this.listener.runFinished(job, lease, outcome, startedAt, duration, error));
+			notify(() -> observed.stop(outcome.tag(), error));
+		}
+	}
+
+	private RunObserver.Run startObservation(JobDefinition job, @Nullable Instant slot) {
+		try {
+			return this.runObserver.start(job, slot, this.backend.id());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton run observer failed", ex);
+			return RunObserver.Run.NONE;
 		}
 	}
 

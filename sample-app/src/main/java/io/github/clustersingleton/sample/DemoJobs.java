@@ -72,12 +72,16 @@ public class DemoJobs {
 	}
 
 	/**
-	 * Log that this copy is up, with its clock offset when it has one.
+	 * Log that this copy is up, with the port of its actuator endpoints and its clock
+	 * offset when it has one.
+	 * @param event the event
 	 */
 	@EventListener(ApplicationReadyEvent.class)
-	public void ready() {
+	public void ready(ApplicationReadyEvent event) {
 		Duration offset = this.properties.getClockOffset();
-		logger.info("[" + node() + "] ready" + (offset.isZero() ? "" : ", clock offset " + offset));
+		String port = event.getApplicationContext().getEnvironment().getProperty("local.server.port");
+		logger.info("[" + node() + "] ready" + ((port != null) ? " on http://localhost:" + port + "/actuator" : "")
+				+ (offset.isZero() ? "" : ", clock offset " + offset));
 	}
 
 	/**

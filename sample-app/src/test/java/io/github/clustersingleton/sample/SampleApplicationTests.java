@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -36,9 +38,10 @@ import static org.awaitility.Awaitility.await;
  *
  * @author cluster-singleton contributors
  */
-@SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:sample-${random.uuid};DB_CLOSE_DELAY=-1",
-		"cluster-singleton.lease-ttl=2s", "demo.report-cron=* * * * * *", "demo.cleanup-delay=500ms",
-		"demo.export-cron=* * * * * *", "demo.export-steps=5", "demo.export-step=1s" })
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "spring.datasource.url=jdbc:h2:mem:sample-${random.uuid};DB_CLOSE_DELAY=-1",
+				"cluster-singleton.lease-ttl=2s", "demo.report-cron=* * * * * *", "demo.cleanup-delay=500ms",
+				"demo.export-cron=* * * * * *", "demo.export-steps=5", "demo.export-step=1s" })
 class SampleApplicationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(12);
@@ -48,6 +51,9 @@ class SampleApplicationTests {
 
 	@Autowired
 	private JdbcLeaseBackend leaseBackend;
+
+	@LocalServerPort
+	private int port;
 
 	@Test
 	void reportRunsOncePerSlotWithIncreasingFencingTokens() {
@@ -79,6 +85,18 @@ class SampleApplicationTests {
 		assertThat(run.duration()).isGreaterThan(Duration.ofSeconds(4));
 		assertThat(run.leaseValid()).isTrue();
 		assertThat(run.slot()).isNotNull().isBefore(Instant.now());
+	}
+
+	@Test
+	void actuatorShowsTheJobsAndTheLeaseStore() {
+		RestClient client = RestClient.create("http://localhost:" + this.port);
+		await().atMost(TIMEOUT).untilAsserted(() -> assertThat(this.runLog.runs("report")).isNotEmpty());
+		String jobs = client.get().uri("/actuator/clustersingleton").retrieve().body(String.class);
+		assertThat(jobs).contains("\"backend\":\"jdbc\"", "\"report\"", "\"cleanup\"", "\"long-export\"");
+		String health = client.get().uri("/actuator/health/clusterSingleton").retrieve().body(String.class);
+		assertThat(health).contains("\"status\":\"UP\"");
+		String acquire = client.get().uri("/actuator/metrics/cluster.singleton.acquire").retrieve().body(String.class);
+		assertThat(acquire).contains("\"name\":\"cluster.singleton.acquire\"");
 	}
 
 }

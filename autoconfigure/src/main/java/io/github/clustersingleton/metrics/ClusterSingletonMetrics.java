@@ -1,0 +1,259 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.metrics;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.lease.ClusterSingletonListener;
+import io.github.clustersingleton.lease.JobDefinition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * A {@link ClusterSingletonListener} that records the lease engine's activity as
+ * Micrometer meters:
+ * <ul>
+ * <li>{@value #ACQUIRE} (timer; tags {@code name}, {@code backend}, {@code outcome} =
+ * {@code acquired|held|slot-done|error}): one sample per trigger that reached the
+ * store;</li>
+ * <li>{@value #EXECUTION} (timer; tags {@code name}, {@code outcome} =
+ * {@code success|failure|lease-lost}): one sample per guarded run;</li>
+ * <li>{@value #RENEWAL} (timer; tags {@code backend}, {@code outcome} =
+ * {@code ok|lost|error}): one sample per batched renewal round trip, which renews every
+ * lease of the node at once and so carries no job name;</li>
+ * <li>{@value #LEASES_HELD} (gauge): the leases this node holds for running jobs;</li>
+ * <li>{@value #LEASE_LOST} (counter; tag {@code name}): runs that lost their lease;</li>
+ * <li>{@value #LAST_SUCCESS} (time gauge; tag {@code name}): when the job last finished
+ * successfully on this node, as time since the epoch; registered at the first
+ * success.</li>
+ * </ul>
+ * Tags only ever carry job names, backend ids and the fixed outcomes above, never slots,
+ * tokens or owners, so the number of series stays bounded by the number of jobs.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public class ClusterSingletonMetrics implements ClusterSingletonListener {
+
+	/**
+	 * Name of the acquisition timer.
+	 */
+	public static final String ACQUIRE = "cluster.singleton.acquire";
+
+	/**
+	 * Name of the run timer.
+	 */
+	public static final String EXECUTION = "cluster.singleton.execution";
+
+	/**
+	 * Name of the renewal timer.
+	 */
+	public static final String RENEWAL = "cluster.singleton.renewal";
+
+	/**
+	 * Name of the gauge of held leases.
+	 */
+	public static final String LEASES_HELD = "cluster.singleton.leases.held";
+
+	/**
+	 * Name of the counter of lost leases.
+	 */
+	public static final String LEASE_LOST = "cluster.singleton.lease.lost";
+
+	/**
+	 * Name of the time gauge of the last successful run.
+	 */
+	public static final String LAST_SUCCESS = "cluster.singleton.last.success";
+
+	private static final String UNKNOWN_BACKEND = "unknown";
+
+	/**
+	 * How long the lease token of a lost lease is remembered for the renewal round trip
+	 * that found it lost. Far longer than a round trip may take (the stores time out
+	 * after one lease TTL); a lease lost by deadline or cap may never appear in a round
+	 * trip.
+	 */
+	private static final long LOST_RETENTION_NANOS = TimeUnit.MINUTES.toNanos(5);
+
+	private static final int MIN_PRUNE_SIZE = 256;
+
+	private final MeterRegistry registry;
+
+	private final Supplier<String> backendId;
+
+	private volatile @Nullable String resolvedBackendId;
+
+	private final AtomicInteger heldLeases = new AtomicInteger();
+
+	private final Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
+
+	private final Map<String, Long> lostLeaseTokens = new ConcurrentHashMap<>();
+
+	private volatile int pruneSize = MIN_PRUNE_SIZE;
+
+	/**
+	 * Create an instance that registers its meters in the given registry.
+	 * @param registry the meter registry
+	 * @param backendId supplies the {@link io.github.clustersingleton.LeaseBackend#id()
+	 * id} of the lease store; called once, at the first acquisition, when the engine
+	 * exists
+	 */
+	public ClusterSingletonMetrics(MeterRegistry registry, Supplier<String> backendId) {
+		Assert.notNull(registry, "'registry' must not be null");
+		Assert.notNull(backendId, "'backendId' must not be null");
+		this.registry = registry;
+		this.backendId = backendId;
+		Gauge.builder(LEASES_HELD, this.heldLeases, AtomicInteger::get)
+			.description("Leases this node holds for running cluster-singleton jobs")
+			.strongReference(true)
+			.register(registry);
+	}
+
+	@Override
+	public void acquireAttempted(JobDefinition job, @Nullable Instant slot, AcquireResult result, Duration duration) {
+		if (result.isAcquired()) {
+			this.heldLeases.incrementAndGet();
+		}
+		acquireTimer(job, result.outcome().tag()).record(duration);
+	}
+
+	@Override
+	public void acquireFailed(JobDefinition job, @Nullable Instant slot, Throwable error, Duration duration) {
+		acquireTimer(job, "error").record(duration);
+	}
+
+	@Override
+	public void runFinished(JobDefinition job, HeldLease lease, RunOutcome outcome, Instant startedAt,
+			Duration duration, @Nullable Throwable error) {
+		this.heldLeases.decrementAndGet();
+		Timer.builder(EXECUTION)
+			.description("Runs of cluster-singleton jobs on this node")
+			.tag("name", job.name())
+			.tag("outcome", outcome.tag())
+			.register(this.registry)
+			.record(duration);
+		if (outcome == RunOutcome.SUCCESS) {
+			long finishedAt = startedAt.plus(duration).toEpochMilli();
+			this.lastSuccess.computeIfAbsent(job.name(), this::registerLastSuccess).set(finishedAt);
+		}
+	}
+
+	@Override
+	public void renewalAttempted(Collection<HeldLease> leases, int renewed, Duration duration,
+			@Nullable Throwable error) {
+		String outcome;
+		if (error != null) {
+			outcome = "error";
+		}
+		else {
+			// "lost" only when the watchdog declared a lease of this batch lost, which it
+			// does before it reports the round trip: a run that ended and released its
+			// lease while the round trip was under way was not renewed either, but it was
+			// not lost
+			boolean lost = false;
+			for (HeldLease lease : leases) {
+				lost |= (this.lostLeaseTokens.remove(lease.leaseToken()) != null);
+			}
+			outcome = lost ? "lost" : "ok";
+		}
+		Timer.builder(RENEWAL)
+			.description("Batched renewal round trips of this node's leases")
+			.tag("backend", backendId())
+			.tag("outcome", outcome)
+			.register(this.registry)
+			.record(duration);
+	}
+
+	@Override
+	public void leaseLost(JobDefinition job, HeldLease lease, String reason) {
+		rememberLost(lease);
+		Counter.builder(LEASE_LOST)
+			.description("Runs of cluster-singleton jobs that lost their lease while running")
+			.tag("name", job.name())
+			.register(this.registry)
+			.increment();
+	}
+
+	/**
+	 * Return how many leases this node holds for running jobs, as the
+	 * {@value #LEASES_HELD} gauge reports it.
+	 * @return the number of held leases
+	 */
+	public int heldLeases() {
+		return this.heldLeases.get();
+	}
+
+	private Timer acquireTimer(JobDefinition job, String outcome) {
+		return Timer.builder(ACQUIRE)
+			.description("Attempts to acquire the lease of a cluster-singleton job")
+			.tag("name", job.name())
+			.tag("backend", backendId())
+			.tag("outcome", outcome)
+			.register(this.registry);
+	}
+
+	private AtomicLong registerLastSuccess(String name) {
+		AtomicLong holder = new AtomicLong();
+		TimeGauge.builder(LAST_SUCCESS, holder, TimeUnit.MILLISECONDS, AtomicLong::get)
+			.description("When the cluster-singleton job last finished successfully on this node, since the epoch")
+			.tag("name", name)
+			.strongReference(true)
+			.register(this.registry);
+		return holder;
+	}
+
+	private void rememberLost(HeldLease lease) {
+		long now = System.nanoTime();
+		this.lostLeaseTokens.put(lease.leaseToken(), now);
+		if (this.lostLeaseTokens.size() > this.pruneSize) {
+			this.lostLeaseTokens.values().removeIf((lost) -> now - lost > LOST_RETENTION_NANOS);
+			// prune again only once the map has doubled: amortized constant time per run
+			this.pruneSize = Math.max(MIN_PRUNE_SIZE, this.lostLeaseTokens.size() * 2);
+		}
+	}
+
+	private String backendId() {
+		String id = this.resolvedBackendId;
+		if (id == null) {
+			try {
+				id = this.backendId.get();
+			}
+			catch (RuntimeException ex) {
+				return UNKNOWN_BACKEND;
+			}
+			this.resolvedBackendId = id;
+		}
+		return id;
+	}
+
+}
