@@ -98,11 +98,21 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Prepare a statement with the configured query timeout.
+	 * Prepare a statement on the hot path (acquire, release, describe): no query timeout,
+	 * since drivers charge for one on every statement (PgJDBC arms a timer, H2 runs a
+	 * {@code SET QUERY_TIMEOUT}); the DataSource's own timeouts bound these.
 	 */
 	PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+		return connection.prepareStatement(sql);
+	}
+
+	/**
+	 * Prepare a renewal statement with the configured query timeout: a renewal that hangs
+	 * must not hold up the next ones for longer than a lease lives.
+	 */
+	PreparedStatement prepareWithTimeout(Connection connection, String sql) throws SQLException {
 		PreparedStatement statement = connection.prepareStatement(sql);
-		if (this.queryTimeoutSeconds > 0) {
+		if (this.queryTimeoutSeconds > 0 && !(this instanceof H2Dialect)) {
 			statement.setQueryTimeout(this.queryTimeoutSeconds);
 		}
 		return statement;
@@ -197,7 +207,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 */
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
 		int updated;
-		try (PreparedStatement statement = prepare(connection, renewSql(leases.size(), ""))) {
+		try (PreparedStatement statement = prepareWithTimeout(connection, renewSql(leases.size(), ""))) {
 			statement.setLong(1, ttl.toMillis());
 			bindNamesAndTokens(statement, 2, leases);
 			updated = statement.executeUpdate();

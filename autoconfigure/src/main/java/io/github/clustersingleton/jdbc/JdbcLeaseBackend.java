@@ -124,9 +124,11 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	}
 
 	/**
-	 * Set the timeout of each lease statement, so a database that hangs cannot block a
-	 * scheduler thread or the watchdog for longer. Rounded up to whole seconds (JDBC's
-	 * unit); zero leaves the driver's default.
+	 * Set the timeout of each renewal statement, so a database that hangs cannot hold up
+	 * the watchdog's next renewals for longer than a lease lives. Rounded up to whole
+	 * seconds (JDBC's unit); zero leaves the driver's default. Acquire and release carry
+	 * no statement timeout: drivers charge for one on every statement, and the
+	 * DataSource's own timeouts bound them. H2, being embedded, gets none.
 	 * @param queryTimeout the timeout
 	 */
 	public void setQueryTimeout(Duration queryTimeout) {

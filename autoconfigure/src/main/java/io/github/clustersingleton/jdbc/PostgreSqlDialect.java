@@ -75,7 +75,8 @@ final class PostgreSqlDialect extends JdbcDialect {
 
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, renewSql(leases.size(), " RETURNING lease_token"))) {
+		try (PreparedStatement statement = prepareWithTimeout(connection,
+				renewSql(leases.size(), " RETURNING lease_token"))) {
 			statement.setLong(1, ttl.toMillis());
 			bindNamesAndTokens(statement, 2, leases);
 			return readTokens(statement, leases);
