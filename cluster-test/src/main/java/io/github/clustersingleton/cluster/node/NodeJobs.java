@@ -1,0 +1,346 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.cluster.node;
+
+import io.github.clustersingleton.ClusterSingleton;
+
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * The guarded jobs: {@value #MAX_JOBS} distinct every-second cron methods (one job name
+ * each, prefixed with the harness's run id so that runs never share a lease). Generated
+ * text; {@code node.jobs} decides how many are enabled.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+@Component
+public class NodeJobs {
+
+	/**
+	 * How many job methods exist.
+	 */
+	public static final int MAX_JOBS = 50;
+
+	private final Ledger ledger;
+
+	public NodeJobs(Ledger ledger) {
+		this.ledger = ledger;
+	}
+
+	@Scheduled(cron = "${node.cron.job00}")
+	@ClusterSingleton(name = "${node.run-id}-job00")
+	public void job00() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job01}")
+	@ClusterSingleton(name = "${node.run-id}-job01")
+	public void job01() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job02}")
+	@ClusterSingleton(name = "${node.run-id}-job02")
+	public void job02() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job03}")
+	@ClusterSingleton(name = "${node.run-id}-job03")
+	public void job03() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job04}")
+	@ClusterSingleton(name = "${node.run-id}-job04")
+	public void job04() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job05}")
+	@ClusterSingleton(name = "${node.run-id}-job05")
+	public void job05() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job06}")
+	@ClusterSingleton(name = "${node.run-id}-job06")
+	public void job06() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job07}")
+	@ClusterSingleton(name = "${node.run-id}-job07")
+	public void job07() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job08}")
+	@ClusterSingleton(name = "${node.run-id}-job08")
+	public void job08() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job09}")
+	@ClusterSingleton(name = "${node.run-id}-job09")
+	public void job09() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job10}")
+	@ClusterSingleton(name = "${node.run-id}-job10")
+	public void job10() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job11}")
+	@ClusterSingleton(name = "${node.run-id}-job11")
+	public void job11() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job12}")
+	@ClusterSingleton(name = "${node.run-id}-job12")
+	public void job12() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job13}")
+	@ClusterSingleton(name = "${node.run-id}-job13")
+	public void job13() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job14}")
+	@ClusterSingleton(name = "${node.run-id}-job14")
+	public void job14() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job15}")
+	@ClusterSingleton(name = "${node.run-id}-job15")
+	public void job15() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job16}")
+	@ClusterSingleton(name = "${node.run-id}-job16")
+	public void job16() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job17}")
+	@ClusterSingleton(name = "${node.run-id}-job17")
+	public void job17() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job18}")
+	@ClusterSingleton(name = "${node.run-id}-job18")
+	public void job18() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job19}")
+	@ClusterSingleton(name = "${node.run-id}-job19")
+	public void job19() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job20}")
+	@ClusterSingleton(name = "${node.run-id}-job20")
+	public void job20() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job21}")
+	@ClusterSingleton(name = "${node.run-id}-job21")
+	public void job21() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job22}")
+	@ClusterSingleton(name = "${node.run-id}-job22")
+	public void job22() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job23}")
+	@ClusterSingleton(name = "${node.run-id}-job23")
+	public void job23() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job24}")
+	@ClusterSingleton(name = "${node.run-id}-job24")
+	public void job24() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job25}")
+	@ClusterSingleton(name = "${node.run-id}-job25")
+	public void job25() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job26}")
+	@ClusterSingleton(name = "${node.run-id}-job26")
+	public void job26() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job27}")
+	@ClusterSingleton(name = "${node.run-id}-job27")
+	public void job27() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job28}")
+	@ClusterSingleton(name = "${node.run-id}-job28")
+	public void job28() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job29}")
+	@ClusterSingleton(name = "${node.run-id}-job29")
+	public void job29() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job30}")
+	@ClusterSingleton(name = "${node.run-id}-job30")
+	public void job30() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job31}")
+	@ClusterSingleton(name = "${node.run-id}-job31")
+	public void job31() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job32}")
+	@ClusterSingleton(name = "${node.run-id}-job32")
+	public void job32() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job33}")
+	@ClusterSingleton(name = "${node.run-id}-job33")
+	public void job33() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job34}")
+	@ClusterSingleton(name = "${node.run-id}-job34")
+	public void job34() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job35}")
+	@ClusterSingleton(name = "${node.run-id}-job35")
+	public void job35() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job36}")
+	@ClusterSingleton(name = "${node.run-id}-job36")
+	public void job36() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job37}")
+	@ClusterSingleton(name = "${node.run-id}-job37")
+	public void job37() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job38}")
+	@ClusterSingleton(name = "${node.run-id}-job38")
+	public void job38() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job39}")
+	@ClusterSingleton(name = "${node.run-id}-job39")
+	public void job39() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job40}")
+	@ClusterSingleton(name = "${node.run-id}-job40")
+	public void job40() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job41}")
+	@ClusterSingleton(name = "${node.run-id}-job41")
+	public void job41() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job42}")
+	@ClusterSingleton(name = "${node.run-id}-job42")
+	public void job42() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job43}")
+	@ClusterSingleton(name = "${node.run-id}-job43")
+	public void job43() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job44}")
+	@ClusterSingleton(name = "${node.run-id}-job44")
+	public void job44() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job45}")
+	@ClusterSingleton(name = "${node.run-id}-job45")
+	public void job45() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job46}")
+	@ClusterSingleton(name = "${node.run-id}-job46")
+	public void job46() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job47}")
+	@ClusterSingleton(name = "${node.run-id}-job47")
+	public void job47() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job48}")
+	@ClusterSingleton(name = "${node.run-id}-job48")
+	public void job48() {
+		this.ledger.run();
+	}
+
+	@Scheduled(cron = "${node.cron.job49}")
+	@ClusterSingleton(name = "${node.run-id}-job49")
+	public void job49() {
+		this.ledger.run();
+	}
+
+}

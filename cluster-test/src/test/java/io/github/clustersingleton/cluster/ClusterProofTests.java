@@ -1,0 +1,741 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.UUID;
+
+import io.github.clustersingleton.cluster.node.NodeApplication;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The cluster proof: starts several node JVMs ({@link NodeApplication}) with skewed
+ * clocks against one real lease store (PostgreSQL or Redis), injects faults (kill -9,
+ * SIGSTOP longer than the lease TTL, a store outage) and checks the ledger every run
+ * writes: at most one run per job and slot, no missed slot outside the fault windows,
+ * strictly increasing fencing tokens, and a stale, lease-invalid run after the pause.
+ * {@code -Dcluster.proof.profile=long} runs the long profile (see docs/reliability.md).
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+class ClusterProofTests {
+
+	private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:5432/";
+
+	private static final String LEDGER_URL = POSTGRES + "postgres";
+
+	private static final String LEASE_DATABASE = "cluster_proof_lease";
+
+	private static final Duration TTL = Duration.ofSeconds(2);
+
+	private static final Duration INTERVAL = Duration.ofSeconds(1);
+
+	/** Slack for the clock offsets of the nodes (up to 1.5 s) and scheduling jitter. */
+	private static final Duration SKEW = Duration.ofSeconds(2);
+
+	private static final Duration PAUSE = Duration.ofSeconds(5);
+
+	private static final Duration OUTAGE = Duration.ofSeconds(3);
+
+	private static final Duration BORROW_THRESHOLD = Duration.ofMillis(100);
+
+	private static final Duration CYCLE = Duration.ofSeconds(60);
+
+	private final Profile profile = Profile.current();
+
+	private final List<Node> nodes = new ArrayList<>();
+
+	private final List<Fault> faults = new ArrayList<>();
+
+	private final List<Kill> kills = new ArrayList<>();
+
+	private final List<Long> staleRuns = new ArrayList<>();
+
+	/** For each paused run, the moment of the SIGSTOP on its node's clock. */
+	private final Map<Long, Instant> stopTimes = new HashMap<>();
+
+	private String runId;
+
+	private boolean keepLedger;
+
+	private String backend;
+
+	private Path logDirectory;
+
+	@AfterEach
+	void stopNodes() throws Exception {
+		for (Node node : this.nodes) {
+			node.resume();
+			node.process.destroyForcibly();
+			node.process.waitFor();
+		}
+		if (this.runId != null && this.keepLedger) {
+			log("kept the ledger rows of run_id %s for inspection", this.runId);
+		}
+		else if (this.runId != null) {
+			try (Connection ledger = ledger();
+					PreparedStatement delete = ledger.prepareStatement("DELETE FROM cluster_ledger WHERE run_id = ?")) {
+				delete.setString(1, this.runId);
+				delete.executeUpdate();
+			}
+			if ("jdbc".equals(this.backend)) {
+				try (Connection leases = connect(POSTGRES + LEASE_DATABASE, "harness");
+						PreparedStatement delete = leases
+							.prepareStatement("DELETE FROM cluster_singleton_lease WHERE name LIKE ?")) {
+					delete.setString(1, this.runId + "-%");
+					delete.executeUpdate();
+				}
+			}
+			else {
+				Object keys = redis("KEYS", "{cluster-singleton:" + this.runId + "-*");
+				if (keys instanceof List<?> list) {
+					for (Object key : list) {
+						redis("DEL", (String) key);
+					}
+				}
+			}
+		}
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("backends")
+	void clusterProof(String backend) throws Exception {
+		this.backend = backend;
+		this.runId = "p" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+		this.logDirectory = Path.of("target", "cluster-proof-logs", backend + "-" + this.runId);
+		Files.createDirectories(this.logDirectory);
+		prepareStores();
+		long started = System.nanoTime();
+		for (int i = 0; i < this.profile.nodes; i++) {
+			this.nodes.add(start("node" + i, offset(i)));
+		}
+		for (Node node : this.nodes) {
+			node.awaitStarted();
+		}
+		// the start is a join of every node: observe once it is over
+		Instant observedFrom = Instant.now().plus(TTL).plus(INTERVAL).plus(SKEW).truncatedTo(ChronoUnit.SECONDS);
+		for (int cycle = 0; cycle < this.profile.cycles; cycle++) {
+			Instant cycleStart = Instant.now();
+			sleepUntil(cycleStart.plusSeconds(8));
+			Node victim = killNodeInRun();
+			sleepUntil(cycleStart.plusSeconds(11));
+			Instant joining = Instant.now();
+			Node restarted = start(victim.id + "r", victim.offsetMillis);
+			this.nodes.add(restarted);
+			restarted.awaitStarted();
+			// a node whose clock is ahead of every live node claims slots ahead of them:
+			// the store's last slot jumps forward and the slots in between are skipped
+			this.faults.add(new Fault("join of " + restarted.id + " (clock " + restarted.offsetMillis + " ms)", joining,
+					Instant.now()));
+			sleepUntil(cycleStart.plusSeconds(25));
+			pauseNodeInRun();
+			sleepUntil(cycleStart.plusSeconds(42));
+			outage();
+			sleepUntil(cycleStart.plus(CYCLE).minusSeconds(2));
+		}
+		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
+		for (Node node : this.nodes) {
+			node.process.destroy();
+		}
+		for (Node node : this.nodes) {
+			node.process.waitFor();
+		}
+		Thread.sleep(500);
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		check(observedFrom, observedTo, took);
+	}
+
+	static List<String> backends() {
+		return List.of(System.getProperty("cluster.proof.backends", "jdbc,redis").split(","));
+	}
+
+	private long offset(int index) {
+		if (this.profile.nodes == 1) {
+			return 0;
+		}
+		return -1500 + (3000L * index) / (this.profile.nodes - 1);
+	}
+
+	private void prepareStores() throws Exception {
+		try (Connection ledger = ledger(); Statement statement = ledger.createStatement()) {
+			statement.execute("CREATE TABLE IF NOT EXISTS cluster_ledger (id BIGSERIAL PRIMARY KEY, "
+					+ "run_id VARCHAR(40) NOT NULL, job VARCHAR(200) NOT NULL, slot TIMESTAMPTZ, "
+					+ "node VARCHAR(40) NOT NULL, fencing_token BIGINT NOT NULL, started_at TIMESTAMPTZ NOT NULL, "
+					+ "ended_at TIMESTAMPTZ, lease_valid_at_end BOOLEAN, "
+					+ "db_started TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), db_ended TIMESTAMPTZ)");
+			statement.execute("CREATE INDEX IF NOT EXISTS cluster_ledger_run ON cluster_ledger (run_id, node)");
+			if ("jdbc".equals(this.backend)) {
+				try (ResultSet result = statement
+					.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + LEASE_DATABASE + "'")) {
+					if (!result.next()) {
+						statement.execute("CREATE DATABASE " + LEASE_DATABASE);
+					}
+				}
+			}
+		}
+		if (!"jdbc".equals(this.backend)) {
+			assertThat(redis("PING")).isEqualTo("PONG");
+		}
+	}
+
+	private Node start(String id, long offsetMillis) throws IOException {
+		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+		List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+				"-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), NodeApplication.class.getName(),
+				"--node.id=" + id, "--node.clock-offset-ms=" + offsetMillis, "--node.jobs=" + this.profile.jobs,
+				"--node.run-id=" + this.runId, "--node.ledger-url=" + LEDGER_URL,
+				"--cluster-singleton.backend=" + this.backend,
+				"--node.executor-log-level=" + System.getProperty("cluster.proof.node-log-level", "INFO")));
+		if ("jdbc".equals(this.backend)) {
+			command.add("--spring.datasource.url=" + POSTGRES + LEASE_DATABASE);
+			command.add("--spring.datasource.username=postgres");
+			command.add("--cluster-singleton.jdbc.initialize-schema=always");
+		}
+		else {
+			command.add("--spring.data.redis.host=127.0.0.1");
+			command.add("--spring.data.redis.port=6379");
+			command.add("--spring.autoconfigure.exclude="
+					+ "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration");
+		}
+		Path log = this.logDirectory.resolve(id + ".log");
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+		return new Node(id, offsetMillis, process, log);
+	}
+
+	private Node killNodeInRun() throws Exception {
+		Node victim = awaitNodeInRun();
+		Instant at = Instant.now();
+		victim.process.destroyForcibly();
+		victim.process.waitFor();
+		victim.dead = true;
+		List<String> held = new ArrayList<>();
+		for (long id : openRuns(victim)) {
+			held.add(jobOf(id));
+		}
+		this.kills.add(new Kill(victim.id, at, held));
+		this.faults.add(new Fault("kill -9 " + victim.id, at, at));
+		log("kill -9 %s at %s while it ran %s", victim.id, at, held);
+		return victim;
+	}
+
+	private void pauseNodeInRun() throws Exception {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			Node victim = awaitNodeInRun();
+			Instant at = Instant.now();
+			signal(victim, "STOP");
+			Instant stoppedBy = Instant.now();
+			victim.stopped = true;
+			List<Long> open = openRuns(victim);
+			if (open.isEmpty()) {
+				// the run ended between the two looks: try again
+				victim.resume();
+				continue;
+			}
+			Thread.sleep(PAUSE.toMillis());
+			victim.resume();
+			Instant resumed = Instant.now();
+			this.staleRuns.addAll(open);
+			Instant landed = stoppedBy.plusMillis(victim.offsetMillis);
+			open.forEach((id) -> this.stopTimes.put(id, landed));
+			this.faults.add(new Fault("SIGSTOP " + victim.id + " for " + PAUSE.toSeconds() + "s", at, resumed));
+			log("SIGSTOP %s at %s for %s during runs %s", victim.id, at, PAUSE, open);
+			return;
+		}
+		throw new AssertionError("found no node to pause while it ran a job");
+	}
+
+	private void outage() throws Exception {
+		Instant at = Instant.now();
+		if ("jdbc".equals(this.backend)) {
+			// drop every lease-store connection, again and again, for the outage
+			try (Connection ledger = ledger();
+					PreparedStatement terminate = ledger.prepareStatement(
+							"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = ? "
+									+ "AND pid <> pg_backend_pid()")) {
+				terminate.setString(1, LEASE_DATABASE);
+				int killed = 0;
+				while (Instant.now().isBefore(at.plus(OUTAGE))) {
+					try (ResultSet result = terminate.executeQuery()) {
+						result.next();
+						killed += result.getInt(1);
+					}
+					Thread.sleep(100);
+				}
+				log("terminated %d lease-store connections during %s", killed, OUTAGE);
+			}
+		}
+		else {
+			redis("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+			redis("CLIENT", "PAUSE", String.valueOf(OUTAGE.toMillis()), "ALL");
+			Thread.sleep(OUTAGE.toMillis());
+			log("killed Redis clients and paused Redis for %s", OUTAGE);
+		}
+		this.faults.add(new Fault("store outage", at, at.plus(OUTAGE)));
+	}
+
+	private Node awaitNodeInRun() throws Exception {
+		Instant deadline = Instant.now().plusSeconds(30);
+		while (Instant.now().isBefore(deadline)) {
+			try (Connection ledger = ledger();
+					PreparedStatement query = ledger
+						.prepareStatement("SELECT node FROM cluster_ledger WHERE run_id = ? AND ended_at IS NULL "
+								+ "AND db_started > clock_timestamp() - interval '5 seconds' ORDER BY id DESC")) {
+				query.setString(1, this.runId);
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						String id = result.getString(1);
+						for (Node node : this.nodes) {
+							if (node.id.equals(id) && !node.dead) {
+								return node;
+							}
+						}
+					}
+				}
+			}
+			Thread.sleep(5);
+		}
+		throw new AssertionError("no live node ran a job for 30 s");
+	}
+
+	private List<Long> openRuns(Node node) throws SQLException {
+		try (Connection ledger = ledger();
+				PreparedStatement query = ledger.prepareStatement(
+						"SELECT id FROM cluster_ledger WHERE run_id = ? AND node = ? AND ended_at IS NULL ORDER BY id")) {
+			query.setString(1, this.runId);
+			query.setString(2, node.id);
+			List<Long> ids = new ArrayList<>();
+			try (ResultSet result = query.executeQuery()) {
+				while (result.next()) {
+					ids.add(result.getLong(1));
+				}
+			}
+			return ids;
+		}
+	}
+
+	private String jobOf(long id) throws SQLException {
+		try (Connection ledger = ledger();
+				PreparedStatement query = ledger.prepareStatement("SELECT job FROM cluster_ledger WHERE id = ?")) {
+			query.setLong(1, id);
+			try (ResultSet result = query.executeQuery()) {
+				result.next();
+				return result.getString(1);
+			}
+		}
+	}
+
+	private void check(Instant from, Instant to, Duration took) throws Exception {
+		List<Run> runs = new ArrayList<>();
+		try (Connection ledger = ledger();
+				PreparedStatement query = ledger.prepareStatement(
+						"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
+								+ "ended_at " + "FROM cluster_ledger WHERE run_id = ? ORDER BY id")) {
+			query.setString(1, this.runId);
+			try (ResultSet result = query.executeQuery()) {
+				while (result.next()) {
+					runs.add(new Run(result.getLong(1), result.getString(2), instant(result.getTimestamp(3)),
+							result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
+							instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
+							instant(result.getTimestamp(9)), instant(result.getTimestamp(10))));
+				}
+			}
+		}
+		List<String> report = new ArrayList<>();
+		List<String> failures = new ArrayList<>();
+		Map<String, TreeMap<Instant, List<Run>>> byJob = new TreeMap<>();
+		for (Run run : runs) {
+			assertThat(run.slot).as("slot of run %s", run.id).isNotNull();
+			byJob.computeIfAbsent(run.job, (job) -> new TreeMap<>())
+				.computeIfAbsent(run.slot, (slot) -> new ArrayList<>())
+				.add(run);
+		}
+		// at most one run per (job, slot)
+		int duplicates = 0;
+		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
+			for (List<Run> sameSlot : slots.values()) {
+				if (sameSlot.size() > 1) {
+					duplicates += sameSlot.size() - 1;
+					failures.add("duplicate runs of one slot: " + sameSlot);
+				}
+			}
+		}
+		// fencing tokens strictly increasing per job in slot order
+		int tokenViolations = 0;
+		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
+			long previous = Long.MIN_VALUE;
+			for (List<Run> sameSlot : slots.values()) {
+				for (Run run : sameSlot) {
+					if (run.token <= previous) {
+						tokenViolations++;
+						failures.add("fencing token not increasing at " + run);
+					}
+					previous = run.token;
+				}
+			}
+		}
+		// every slot in the observed window ran, except inside a fault window
+		Map<String, List<String>> excused = new LinkedHashMap<>();
+		List<String> unexcused = new ArrayList<>();
+		List<String> lateTriggers = new ArrayList<>();
+		int slotsObserved = 0;
+		for (int i = 0; i < this.profile.jobs; i++) {
+			String job = String.format(Locale.ROOT, "%s-job%02d", this.runId, i);
+			TreeMap<Instant, List<Run>> slots = byJob.getOrDefault(job, new TreeMap<>());
+			for (Instant slot = from; !slot.isAfter(to); slot = slot.plus(INTERVAL)) {
+				slotsObserved++;
+				if (slots.containsKey(slot)) {
+					continue;
+				}
+				String missed = job.substring(this.runId.length() + 1) + "@" + slot;
+				Fault fault = faultCovering(slot);
+				List<Run> next = slots.get(slot.plus(INTERVAL));
+				if (fault != null) {
+					excused.computeIfAbsent(fault.name + " at " + fault.start, (name) -> new ArrayList<>()).add(missed);
+				}
+				else if (next != null && next.get(0).borrowedNextSlot()) {
+					// a trigger more than half a period late took the next slot for its
+					// own:
+					// a known limit of the slot rule, reported but not failed
+					Run borrower = next.get(0);
+					lateTriggers.add(missed + " (next slot claimed by " + borrower.node + " "
+							+ Duration.between(borrower.startedAt, borrower.slot).toMillis() + " ms before it)");
+				}
+				else {
+					unexcused.add(missed);
+				}
+			}
+		}
+		if (!unexcused.isEmpty()) {
+			failures.add("missed slots outside every fault window: " + unexcused);
+		}
+		// takeover after each kill: first run of a job the victim held, by another node
+		List<Long> takeovers = new ArrayList<>();
+		for (Kill kill : this.kills) {
+			for (String job : kill.heldJobs) {
+				Instant first = runs.stream()
+					.filter((run) -> run.job.equals(job) && !run.node.equals(kill.node) && run.dbStarted != null
+							&& run.dbStarted.isAfter(kill.at))
+					.map((run) -> run.dbStarted)
+					.min(Instant::compareTo)
+					.orElse(null);
+				if (first == null) {
+					failures.add("no node took over " + job + " after the kill of " + kill.node);
+				}
+				else {
+					takeovers.add(Duration.between(kill.at, first).toMillis());
+				}
+			}
+		}
+		// the paused node's run ends with an invalid lease and an older token than its
+		// successor's
+		Map<Long, Run> byId = new HashMap<>();
+		runs.forEach((run) -> byId.put(run.id, run));
+		List<String> staleReport = new ArrayList<>();
+		for (long id : this.staleRuns) {
+			Run stale = byId.get(id);
+			if (stale == null || stale.dbEnded == null) {
+				failures.add("the paused run " + id + " never ended");
+				continue;
+			}
+			if (!Boolean.FALSE.equals(stale.leaseValid) && stale.endedAt != null
+					&& !stale.endedAt.isAfter(this.stopTimes.get(id))) {
+				// its sleep ended and the lease was read before the SIGSTOP landed; only
+				// the ledger write came after the pause
+				staleReport.add(stale.job.substring(this.runId.length() + 1) + " on " + stale.node
+						+ ": ended before the SIGSTOP landed, not a paused run");
+				continue;
+			}
+			if (!Boolean.FALSE.equals(stale.leaseValid)) {
+				failures.add("the paused run " + stale + " ended with a valid lease");
+			}
+			Run successor = runs.stream()
+				.filter((run) -> run.job.equals(stale.job) && !run.node.equals(stale.node)
+						&& run.dbStarted.isBefore(stale.dbEnded) && run.dbStarted.isAfter(stale.dbStarted))
+				.findFirst()
+				.orElse(null);
+			if (successor == null) {
+				failures.add("no other node ran " + stale.job + " while " + stale.node + " was paused");
+			}
+			else {
+				if (successor.token <= stale.token) {
+					failures.add("successor " + successor + " has no newer token than paused " + stale);
+				}
+				staleReport.add(String.format(Locale.ROOT,
+						"%s on %s: token %d, lease valid at end %s; successor on %s token %d started %d ms before "
+								+ "the stale run ended",
+						stale.job.substring(this.runId.length() + 1), stale.node, stale.token, stale.leaseValid,
+						successor.node, successor.token,
+						Duration.between(successor.dbStarted, stale.dbEnded).toMillis()));
+			}
+		}
+		long invalidRuns = runs.stream().filter((run) -> Boolean.FALSE.equals(run.leaseValid)).count();
+		long unfinished = runs.stream().filter((run) -> run.dbEnded == null).count();
+		int excusedCount = excused.values().stream().mapToInt(List::size).sum();
+		report.add(String.format(Locale.ROOT,
+				"cluster proof, backend %s, profile %s: %d nodes (offsets %s ms), "
+						+ "%d jobs every second, lease TTL %s, %d cycle(s), took %d s",
+				this.backend, this.profile.name, this.profile.nodes, offsets(), this.profile.jobs, TTL,
+				this.profile.cycles, took.toSeconds()));
+		report.add("observed slots " + from + " .. " + to + ": " + slotsObserved + " (job, slot) pairs");
+		report.add("runs: " + runs.size() + " (unfinished, i.e. killed mid-run: " + unfinished
+				+ "; ended with lease invalid: " + invalidRuns + ")");
+		report.add("duplicates (job, slot) with more than one run: " + duplicates);
+		report.add("fencing-token order violations: " + tokenViolations);
+		long borrowed = runs.stream().filter(Run::borrowedNextSlot).count();
+		report.add("missed slots inside fault windows: " + excusedCount + "; outside, because a late trigger "
+				+ "claimed the next slot: " + lateTriggers.size() + "; otherwise: " + unexcused.size());
+		report.add("runs that started more than " + BORROW_THRESHOLD.toMillis()
+				+ " ms before their slot on their node's clock (late trigger, next slot): " + borrowed);
+		if (!lateTriggers.isEmpty()) {
+			report.add("  late triggers: " + lateTriggers);
+		}
+		excused.forEach((fault, missed) -> report.add("  " + fault + ": " + missed.size() + " " + missed));
+		this.faults.forEach((fault) -> report.add("fault: " + fault.name + " " + fault.start + " .. " + fault.end));
+		List<Long> sorted = new ArrayList<>(takeovers);
+		Collections.sort(sorted);
+		report.add("takeover after kill -9 (ms, first run of a held job by another node): " + sorted + (sorted.isEmpty()
+				? "" : " median " + sorted.get(sorted.size() / 2) + " max " + sorted.get(sorted.size() - 1)));
+		staleReport.forEach((line) -> report.add("paused run: " + line));
+		report.add(failures.isEmpty() ? "result: PASS" : "result: FAIL " + failures);
+		String text = String.join(System.lineSeparator(), report) + System.lineSeparator();
+		System.out.print(text);
+		this.keepLedger = !failures.isEmpty();
+		Files.writeString(Path.of("target", "cluster-proof-" + this.backend + ".txt"), text);
+		assertThat(failures).isEmpty();
+		assertThat(runs).isNotEmpty();
+		assertThat(this.staleRuns).isNotEmpty();
+		assertThat(takeovers).isNotEmpty();
+	}
+
+	private String offsets() {
+		List<String> offsets = new ArrayList<>();
+		for (int i = 0; i < this.profile.nodes; i++) {
+			offsets.add(String.valueOf(offset(i)));
+		}
+		return String.join("/", offsets);
+	}
+
+	private Fault faultCovering(Instant slot) {
+		for (Fault fault : this.faults) {
+			Instant from = fault.start.minus(INTERVAL).minus(SKEW);
+			Instant to = fault.end.plus(TTL).plus(INTERVAL).plus(SKEW);
+			if (!slot.isBefore(from) && !slot.isAfter(to)) {
+				return fault;
+			}
+		}
+		return null;
+	}
+
+	private static Instant instant(Timestamp timestamp) {
+		return (timestamp != null) ? timestamp.toInstant() : null;
+	}
+
+	private static void sleepUntil(Instant instant) throws InterruptedException {
+		long millis = Duration.between(Instant.now(), instant).toMillis();
+		if (millis > 0) {
+			Thread.sleep(millis);
+		}
+	}
+
+	private static void signal(Node node, String signal) throws Exception {
+		Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(node.process.pid())).start();
+		assertThat(kill.waitFor()).as("kill -%s %s", signal, node.id).isZero();
+	}
+
+	private static Connection ledger() throws SQLException {
+		return connect(LEDGER_URL, "ledger");
+	}
+
+	private static Connection connect(String url, String applicationName) throws SQLException {
+		Properties properties = new Properties();
+		properties.setProperty("user", "postgres");
+		properties.setProperty("ApplicationName", applicationName);
+		return DriverManager.getConnection(url, properties);
+	}
+
+	private static void log(String format, Object... args) {
+		System.out.println("[cluster-proof] " + String.format(Locale.ROOT, format, args));
+	}
+
+	/**
+	 * Send one command to Redis and read its reply (RESP2).
+	 */
+	private static Object redis(String... args) throws IOException {
+		try (Socket socket = new Socket("127.0.0.1", 6379)) {
+			socket.setSoTimeout(10000);
+			StringBuilder command = new StringBuilder("*" + args.length + "\r\n");
+			for (String arg : args) {
+				command.append('$')
+					.append(arg.getBytes(StandardCharsets.UTF_8).length)
+					.append("\r\n")
+					.append(arg)
+					.append("\r\n");
+			}
+			OutputStream out = socket.getOutputStream();
+			out.write(command.toString().getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			return readReply(socket.getInputStream());
+		}
+	}
+
+	private static Object readReply(InputStream in) throws IOException {
+		char type = (char) in.read();
+		String line = readLine(in);
+		switch (type) {
+			case '+':
+			case ':':
+				return line;
+			case '-':
+				throw new IOException("Redis: " + line);
+			case '$': {
+				int length = Integer.parseInt(line);
+				if (length < 0) {
+					return null;
+				}
+				byte[] bytes = in.readNBytes(length + 2);
+				return new String(bytes, 0, length, StandardCharsets.UTF_8);
+			}
+			case '*': {
+				int count = Integer.parseInt(line);
+				List<Object> items = new ArrayList<>();
+				for (int i = 0; i < count; i++) {
+					items.add(readReply(in));
+				}
+				return items;
+			}
+			default:
+				throw new IOException("unexpected Redis reply type " + type);
+		}
+	}
+
+	private static String readLine(InputStream in) throws IOException {
+		StringBuilder line = new StringBuilder();
+		int c;
+		while ((c = in.read()) != -1 && c != '\r') {
+			line.append((char) c);
+		}
+		in.read();
+		return line.toString();
+	}
+
+	private record Profile(String name, int nodes, int jobs, int cycles) {
+
+		static Profile current() {
+			String name = System.getProperty("cluster.proof.profile", "short");
+			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10) : new Profile("short", 3, 10, 1);
+			int cycles = Integer.getInteger("cluster.proof.cycles", profile.cycles);
+			return new Profile(profile.name, profile.nodes, profile.jobs, cycles);
+		}
+
+	}
+
+	private record Fault(String name, Instant start, Instant end) {
+	}
+
+	private record Kill(String node, Instant at, List<String> heldJobs) {
+	}
+
+	private record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid,
+			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt) {
+
+		/**
+		 * Whether this run started well before its slot on its node's clock: a trigger
+		 * more than half a period late that the slot rule took for an early trigger of
+		 * the next slot.
+		 */
+		boolean borrowedNextSlot() {
+			return this.startedAt.isBefore(this.slot.minus(BORROW_THRESHOLD));
+		}
+
+	}
+
+	private static final class Node {
+
+		private final String id;
+
+		private final long offsetMillis;
+
+		private final Process process;
+
+		private final Path log;
+
+		private volatile boolean dead;
+
+		private volatile boolean stopped;
+
+		Node(String id, long offsetMillis, Process process, Path log) {
+			this.id = id;
+			this.offsetMillis = offsetMillis;
+			this.process = process;
+			this.log = log;
+		}
+
+		void awaitStarted() throws Exception {
+			Instant deadline = Instant.now().plusSeconds(90);
+			while (Instant.now().isBefore(deadline)) {
+				String text = Files.exists(this.log) ? Files.readString(this.log) : "";
+				if (text.contains("Started NodeApplication")) {
+					return;
+				}
+				if (!this.process.isAlive()) {
+					throw new AssertionError("node " + this.id + " exited at startup:\n" + text);
+				}
+				Thread.sleep(100);
+			}
+			throw new AssertionError("node " + this.id + " did not start within 90 s; see " + this.log);
+		}
+
+		void resume() throws Exception {
+			if (this.stopped && this.process.isAlive()) {
+				signal(this, "CONT");
+			}
+			this.stopped = false;
+		}
+
+	}
+
+}
