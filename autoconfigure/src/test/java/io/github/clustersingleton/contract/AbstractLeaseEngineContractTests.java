@@ -388,19 +388,22 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	/**
-	 * Records what the engine reports.
+	 * Records what the engine reports; shared with the backends' own engine tests.
 	 */
-	static final class RecordingListener implements ClusterSingletonListener {
+	protected static final class RecordingListener implements ClusterSingletonListener {
 
-		final List<RunOutcome> outcomes = new CopyOnWriteArrayList<>();
+		public final List<RunOutcome> outcomes = new CopyOnWriteArrayList<>();
 
-		final List<String> lost = new CopyOnWriteArrayList<>();
+		public final List<String> lost = new CopyOnWriteArrayList<>();
 
-		final AtomicLong renewals = new AtomicLong();
+		public final AtomicLong renewals = new AtomicLong();
 
-		final AtomicLong renewalErrors = new AtomicLong();
+		public final AtomicLong renewalErrors = new AtomicLong();
 
-		final AtomicLong acquireErrors = new AtomicLong();
+		public final AtomicLong acquireErrors = new AtomicLong();
+
+		public RecordingListener() {
+		}
 
 		@Override
 		public void acquireFailed(JobDefinition job, @Nullable Instant slot, Throwable error, Duration duration) {

@@ -24,14 +24,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -520,50 +518,6 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		catch (Throwable ex) {
 			throw new IllegalStateException(ex);
 		}
-	}
-
-	/**
-	 * Records what the engine reports.
-	 */
-	static final class RecordingListener implements ClusterSingletonListener {
-
-		final List<RunOutcome> outcomes = new CopyOnWriteArrayList<>();
-
-		final List<String> lost = new CopyOnWriteArrayList<>();
-
-		final AtomicLong renewals = new AtomicLong();
-
-		final AtomicLong renewalErrors = new AtomicLong();
-
-		final AtomicLong acquireErrors = new AtomicLong();
-
-		@Override
-		public void acquireFailed(JobDefinition job, @Nullable Instant slot, Throwable error, Duration duration) {
-			this.acquireErrors.incrementAndGet();
-		}
-
-		@Override
-		public void runFinished(JobDefinition job, HeldLease lease, RunOutcome outcome, Instant startedAt,
-				Duration duration, @Nullable Throwable error) {
-			this.outcomes.add(outcome);
-		}
-
-		@Override
-		public void renewalAttempted(Collection<HeldLease> leases, int renewed, Duration duration,
-				@Nullable Throwable error) {
-			if (error != null) {
-				this.renewalErrors.incrementAndGet();
-			}
-			else {
-				this.renewals.incrementAndGet();
-			}
-		}
-
-		@Override
-		public void leaseLost(JobDefinition job, HeldLease lease, String reason) {
-			this.lost.add(reason);
-		}
-
 	}
 
 	/**
