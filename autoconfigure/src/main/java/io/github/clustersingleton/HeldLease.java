@@ -17,8 +17,15 @@
 package io.github.clustersingleton;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
 
 /**
  * A lease this node acquired.
@@ -41,6 +48,21 @@ public record HeldLease(String jobName, String owner, String leaseToken, long fe
 	 */
 	public static HeldLease of(LeaseRequest request, long fencingToken) {
 		return new HeldLease(request.jobName(), request.owner(), request.leaseToken(), fencingToken, request.slot());
+	}
+
+	/**
+	 * Return the leases of a renewal request with one entry per lease token, in their
+	 * order, for backends that map a store's reply back to leases by count or position.
+	 * @param leases the leases to renew
+	 * @return the leases, without repeated tokens
+	 */
+	public static List<HeldLease> distinctByToken(Collection<HeldLease> leases) {
+		Assert.notNull(leases, "'leases' must not be null");
+		Map<String, HeldLease> byToken = new LinkedHashMap<>();
+		for (HeldLease lease : leases) {
+			byToken.putIfAbsent(lease.leaseToken(), lease);
+		}
+		return new ArrayList<>(byToken.values());
 	}
 
 }

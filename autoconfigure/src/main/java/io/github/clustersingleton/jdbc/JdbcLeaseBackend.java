@@ -19,12 +19,9 @@ package io.github.clustersingleton.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -244,11 +241,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			return Set.of();
 		}
 		// One entry per lease token: the update count is compared with the lease count
-		Map<String, HeldLease> byToken = new LinkedHashMap<>();
-		for (HeldLease lease : leases) {
-			byToken.putIfAbsent(lease.leaseToken(), lease);
-		}
-		List<HeldLease> distinct = new ArrayList<>(byToken.values());
+		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
 		return execute("renew " + distinct.size() + " lease(s)", (connection, dialect) -> {
 			Set<String> renewed = new HashSet<>();
 			for (int from = 0; from < distinct.size(); from += MAX_LEASES_PER_STATEMENT) {

@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -265,11 +264,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		}
 		// One entry per lease token: a token renewed twice in one call is fine, but the
 		// reply is mapped back by position
-		Map<String, HeldLease> byToken = new LinkedHashMap<>();
-		for (HeldLease lease : leases) {
-			byToken.putIfAbsent(lease.leaseToken(), lease);
-		}
-		List<HeldLease> distinct = new ArrayList<>(byToken.values());
+		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
 		String ttlMillis = Long.toString(ttlMillis(ttl));
 		if (!this.renewPerSlot) {
 			try {
