@@ -34,7 +34,8 @@ final class LeaseBackendSelector {
 
 	private static final String HOW_TO_ADD = "Add a lease store to the application: a DataSource (for example "
 			+ "spring-boot-starter-jdbc and a JDBC driver) for the jdbc backend, a RedissonClient or a "
-			+ "RedisConnectionFactory for the redis backend, or a KubernetesClient for the kubernetes backend; "
+			+ "RedisConnectionFactory for the redis backend, or the fabric8 kubernetes-client with a KubernetesClient "
+			+ "bean or cluster-singleton.backend=kubernetes for the kubernetes backend; "
 			+ "or define your own LeaseBackend bean";
 
 	private LeaseBackendSelector() {
@@ -79,7 +80,9 @@ final class LeaseBackendSelector {
 		return switch (backend) {
 			case JDBC -> "It needs exactly one DataSource bean (or one marked @Primary) and spring-jdbc.";
 			case REDIS -> "It needs a RedissonClient or a RedisConnectionFactory bean.";
-			case KUBERNETES -> "It needs the fabric8 kubernetes-client on the classpath.";
+			case KUBERNETES ->
+				"It needs the fabric8 kubernetes-client (io.fabric8:kubernetes-client) on the class path; "
+						+ "it uses the application's KubernetesClient bean, or builds one from the standard configuration.";
 			case AUTO -> "";
 		};
 	}

@@ -1,0 +1,761 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.kubernetes;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * {@link LeaseBackend} that keeps each job's lease in a Kubernetes
+ * {@code coordination.k8s.io/v1} Lease named {@code <prefix><job name>}
+ * ({@link KubernetesLeaseNames sanitized}): {@code spec.holderIdentity} is the owner,
+ * {@code spec.leaseDurationSeconds} the TTL (rounded up to whole seconds), and three
+ * annotations carry what Kubernetes has no field for: {@value #FENCING_TOKEN_ANNOTATION},
+ * {@value #LAST_SLOT_ANNOTATION} (an ISO-8601 instant) and
+ * {@value #LEASE_TOKEN_ANNOTATION}.
+ * <p>
+ * <strong>Writes.</strong> Every update is a PUT of an object read or written before,
+ * carrying its {@code metadata.resourceVersion}: the API server refuses it with
+ * {@code 409 Conflict} when anyone changed the Lease in between, so a read-decide-write
+ * is atomic. A Lease that does not exist yet is created; {@code 409} on create means
+ * another node created it first. Nothing is ever deleted: the fencing token and last slot
+ * live in the Lease.
+ * <p>
+ * <strong>Expiry without a store clock.</strong> The API server has no notion of expiry,
+ * and the nodes' wall clocks may disagree, so expiry is judged as client-go's leader
+ * election does: a Lease is expired for this node when it has seen the same
+ * {@code resourceVersion} for longer than its {@code leaseDurationSeconds}, measured with
+ * this JVM's monotonic clock from the moment it first saw that version. The
+ * {@code acquireTime} and {@code renewTime} fields are written from the application's
+ * {@link Clock} for people and tools to read, but never compared across nodes. A node
+ * that starts while a dead node's Lease is held waits one full lease duration before it
+ * takes the Lease over.
+ * <p>
+ * <strong>Renewal.</strong> Kubernetes has no batch update: the leases this node holds
+ * are renewed with one PUT each, issued in parallel by at most
+ * {@link #DEFAULT_RENEWAL_CONCURRENCY} threads (configurable), so one tick costs about
+ * one round trip for a handful of leases.
+ * <p>
+ * Requests use a client derived from the given one with no automatic retries and a
+ * request timeout of one lease TTL: a failed call is retried by the engine at the next
+ * trigger or watchdog tick, never by the HTTP client behind its back.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
+
+	/**
+	 * The default prefix of the Lease names.
+	 */
+	public static final String DEFAULT_LEASE_PREFIX = "cluster-singleton-";
+
+	/**
+	 * Annotation holding the job's last fencing token.
+	 */
+	public static final String FENCING_TOKEN_ANNOTATION = "cluster-singleton.io/fencing-token";
+
+	/**
+	 * Annotation holding the job's last claimed cron slot, an ISO-8601 instant.
+	 */
+	public static final String LAST_SLOT_ANNOTATION = "cluster-singleton.io/last-slot";
+
+	/**
+	 * Annotation holding the random token of the current acquisition.
+	 */
+	public static final String LEASE_TOKEN_ANNOTATION = "cluster-singleton.io/lease-token";
+
+	/**
+	 * Annotation holding the job name the Lease belongs to (its name is sanitized).
+	 */
+	public static final String JOB_NAME_ANNOTATION = "cluster-singleton.io/job-name";
+
+	/**
+	 * Label on every Lease this backend creates.
+	 */
+	public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+
+	/**
+	 * The default number of renewals in flight at once.
+	 */
+	public static final int DEFAULT_RENEWAL_CONCURRENCY = 8;
+
+	/**
+	 * How often a write that loses to another writer of the same node's lease (not to a
+	 * new holder) is tried again.
+	 */
+	private static final int CONFLICT_ATTEMPTS = 3;
+
+	private static final Log logger = LogFactory.getLog(KubernetesLeaseBackend.class);
+
+	private static final AtomicInteger threadCounter = new AtomicInteger();
+
+	private final KubernetesClient client;
+
+	private final String namespace;
+
+	private final String leasePrefix;
+
+	private final Clock clock;
+
+	private final LongSupplier nanoTime;
+
+	private final int renewalConcurrency;
+
+	/** Per Lease name: the version this node saw last, and since when. */
+	private final Map<String, Observation> observations = new ConcurrentHashMap<>();
+
+	/** Per lease token: the Lease as this node last wrote it, for renewal and release. */
+	private final Map<String, Held> held = new ConcurrentHashMap<>();
+
+	/** Lease names of the jobs checked at startup, to reject two jobs sharing one. */
+	private final Map<String, String> jobsByLeaseName = new ConcurrentHashMap<>();
+
+	private volatile @Nullable ThreadPoolExecutor renewals;
+
+	/**
+	 * Create a new instance with the {@link #DEFAULT_LEASE_PREFIX default prefix}.
+	 * @param client the Kubernetes client
+	 * @param namespace the namespace of the Leases
+	 * @param requestTimeout the timeout of each request (one lease TTL is a good choice)
+	 * @param clock the clock of the {@code acquireTime} and {@code renewTime} fields
+	 */
+	public KubernetesLeaseBackend(KubernetesClient client, String namespace, Duration requestTimeout, Clock clock) {
+		this(client, namespace, DEFAULT_LEASE_PREFIX, requestTimeout, clock, DEFAULT_RENEWAL_CONCURRENCY,
+				System::nanoTime);
+	}
+
+	/**
+	 * Create a new instance.
+	 * @param client the Kubernetes client; requests go through a client derived from it
+	 * with the given timeout and no automatic retries
+	 * @param namespace the namespace of the Leases
+	 * @param leasePrefix the prefix of every Lease name
+	 * @param requestTimeout the timeout of each request (one lease TTL is a good choice)
+	 * @param clock the clock of the {@code acquireTime} and {@code renewTime} fields
+	 * @param renewalConcurrency the most renewals in flight at once
+	 * @param nanoTime the monotonic clock expiry is measured with
+	 * @throws IllegalArgumentException when the namespace or prefix is not usable
+	 */
+	public KubernetesLeaseBackend(KubernetesClient client, String namespace, String leasePrefix,
+			Duration requestTimeout, Clock clock, int renewalConcurrency, LongSupplier nanoTime) {
+		Assert.notNull(client, "'client' must not be null");
+		Assert.isTrue(namespace != null && !namespace.isBlank(), "Kubernetes namespace must not be empty");
+		Assert.isTrue(requestTimeout != null && !requestTimeout.isNegative() && !requestTimeout.isZero(),
+				"'requestTimeout' must be positive");
+		Assert.notNull(clock, "'clock' must not be null");
+		Assert.isTrue(renewalConcurrency > 0, "'renewalConcurrency' must be positive");
+		Assert.notNull(nanoTime, "'nanoTime' must not be null");
+		KubernetesLeaseNames.checkPrefix(leasePrefix);
+		this.client = client
+			.newClient(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+				.withRequestRetryBackoffLimit(0)
+				.withRequestTimeout((int) Math.min(Integer.MAX_VALUE, requestTimeout.toMillis()))
+				.build())
+			.adapt(KubernetesClient.class);
+		this.namespace = namespace;
+		this.leasePrefix = leasePrefix;
+		this.clock = clock;
+		this.renewalConcurrency = renewalConcurrency;
+		this.nanoTime = nanoTime;
+	}
+
+	@Override
+	public String id() {
+		return "kubernetes";
+	}
+
+	/**
+	 * Return the namespace of the Leases.
+	 * @return the namespace
+	 */
+	public String getNamespace() {
+		return this.namespace;
+	}
+
+	/**
+	 * Return the prefix of every Lease name.
+	 * @return the lease prefix
+	 */
+	public String getLeasePrefix() {
+		return this.leasePrefix;
+	}
+
+	/**
+	 * Return the name of a job's Lease.
+	 * @param jobName the job name
+	 * @return the Lease name
+	 */
+	public String leaseName(String jobName) {
+		return KubernetesLeaseNames.leaseName(this.leasePrefix, jobName);
+	}
+
+	/**
+	 * Check that the API server answers and lets this application read Leases in the
+	 * namespace. A server that cannot be reached is logged (runs are skipped until it
+	 * answers); one that forbids access fails startup, since no run would ever get a
+	 * lease.
+	 */
+	@Override
+	public void initialize() {
+		try {
+			probe();
+		}
+		catch (KubernetesClientException ex) {
+			if (ex.getCode() == 401 || ex.getCode() == 403) {
+				throw new ClusterSingletonConfigurationException("cluster-singleton cannot read Leases in Kubernetes "
+						+ "namespace '" + this.namespace + "' (HTTP " + ex.getCode() + "): the application's service "
+						+ "account needs a Role that allows get, list, create and update on 'leases' in API group "
+						+ "'coordination.k8s.io' (see the Kubernetes page of the cluster-singleton documentation), "
+						+ "or choose the namespace with cluster-singleton.kubernetes.namespace", ex);
+			}
+			logger.warn("cluster-singleton could not reach the Kubernetes API server (" + this.client.getMasterUrl()
+					+ ", namespace '" + this.namespace + "'); runs are skipped until it answers: " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Check that the job's Lease name does not collide with another job's.
+	 */
+	@Override
+	public void validateJobName(String jobName) {
+		String leaseName = leaseName(jobName);
+		String other = this.jobsByLeaseName.putIfAbsent(leaseName, jobName);
+		if (other != null && !other.equals(jobName)) {
+			throw new IllegalArgumentException("Job names '" + other + "' and '" + jobName + "' both map to the "
+					+ "Kubernetes Lease '" + leaseName + "' (a Lease name is a DNS label: lower-case letters, digits "
+					+ "and '-'); give one of them another name");
+		}
+	}
+
+	@Override
+	public AcquireResult tryAcquire(LeaseRequest request) {
+		Assert.notNull(request, "'request' must not be null");
+		String name = leaseName(request.jobName());
+		long sent = this.nanoTime.getAsLong();
+		Lease current = get(name);
+		if (current == null) {
+			return create(name, request, sent);
+		}
+		checkJob(current, request.jobName());
+		Instant lastSlot = lastSlot(current);
+		Instant slot = request.slot();
+		if (slot != null && lastSlot != null && !slot.isAfter(lastSlot)) {
+			return AcquireResult.slotDone(lastSlot);
+		}
+		String holder = holder(current);
+		if (holder != null && isLive(name, current)) {
+			return AcquireResult.held(holder);
+		}
+		long fencingToken = fencingToken(current) + 1;
+		ZonedDateTime now = now();
+		LeaseSpec spec = current.getSpec();
+		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
+		Lease next = new LeaseBuilder(current).editMetadata()
+			.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
+			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
+			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
+			.addToAnnotations(LAST_SLOT_ANNOTATION,
+					(slot != null) ? slot.toString() : annotation(current, LAST_SLOT_ANNOTATION))
+			.endMetadata()
+			.editOrNewSpec()
+			.withHolderIdentity(request.owner())
+			.withLeaseDurationSeconds(seconds(request.ttl()))
+			.withAcquireTime(now)
+			.withRenewTime(now)
+			.withLeaseTransitions(request.owner().equals(holder) ? transitions : transitions + 1)
+			.endSpec()
+			.build();
+		removeNullAnnotations(next);
+		try {
+			Lease written = update(next);
+			remember(written, request, sent);
+			return AcquireResult.acquired(fencingToken);
+		}
+		catch (KubernetesClientException ex) {
+			if (isConflict(ex) || isNotFound(ex)) {
+				// another node wrote the Lease between our read and our write: it won
+				return AcquireResult.held(null);
+			}
+			throw ex;
+		}
+	}
+
+	private AcquireResult create(String name, LeaseRequest request, long sent) {
+		ZonedDateTime now = now();
+		Instant slot = request.slot();
+		Lease lease = new LeaseBuilder().withNewMetadata()
+			.withName(name)
+			.withNamespace(this.namespace)
+			.addToLabels(MANAGED_BY_LABEL, "cluster-singleton")
+			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
+			.addToAnnotations(FENCING_TOKEN_ANNOTATION, "1")
+			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
+			.endMetadata()
+			.withNewSpec()
+			.withHolderIdentity(request.owner())
+			.withLeaseDurationSeconds(seconds(request.ttl()))
+			.withAcquireTime(now)
+			.withRenewTime(now)
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build();
+		if (slot != null) {
+			lease.getMetadata().getAnnotations().put(LAST_SLOT_ANNOTATION, slot.toString());
+		}
+		try {
+			Lease created = this.client.leases().inNamespace(this.namespace).resource(lease).create();
+			remember(created, request, sent);
+			return AcquireResult.acquired(1);
+		}
+		catch (KubernetesClientException ex) {
+			if (isConflict(ex)) {
+				// another node created it first
+				return AcquireResult.held(null);
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
+		Assert.notNull(leases, "'leases' must not be null");
+		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
+		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
+		if (distinct.isEmpty()) {
+			return Set.of();
+		}
+		if (distinct.size() == 1) {
+			HeldLease lease = distinct.get(0);
+			return renewOne(lease, ttl) ? Set.of(lease.leaseToken()) : Set.of();
+		}
+		ThreadPoolExecutor executor = renewals();
+		List<Future<Boolean>> futures = new ArrayList<>(distinct.size());
+		for (HeldLease lease : distinct) {
+			futures.add(executor.submit(() -> renewOne(lease, ttl)));
+		}
+		// every renewal runs to its end even when another fails, so that the API server
+		// keeps those leases; the engine, told of the failure, retries them all
+		Set<String> renewed = new HashSet<>();
+		RuntimeException failure = null;
+		boolean interrupted = false;
+		for (int i = 0; i < futures.size(); i++) {
+			try {
+				if (futures.get(i).get()) {
+					renewed.add(distinct.get(i).leaseToken());
+				}
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+				i--;
+			}
+			catch (ExecutionException ex) {
+				RuntimeException cause = (ex.getCause() instanceof RuntimeException runtime) ? runtime
+						: new IllegalStateException(ex.getCause());
+				if (failure == null) {
+					failure = cause;
+				}
+				else {
+					failure.addSuppressed(cause);
+				}
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+		if (failure != null) {
+			throw failure;
+		}
+		return renewed;
+	}
+
+	private boolean renewOne(HeldLease lease, Duration ttl) {
+		String name = leaseName(lease.jobName());
+		Held known = this.held.get(lease.leaseToken());
+		Lease base = (known != null) ? known.lease() : null;
+		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
+			if (base == null) {
+				base = get(name);
+				if (base == null || !isHeldBy(base, lease)) {
+					forget(lease);
+					return false;
+				}
+			}
+			ZonedDateTime now = now();
+			Lease next = new LeaseBuilder(base).editOrNewSpec()
+				.withRenewTime(now)
+				.withLeaseDurationSeconds(seconds(ttl))
+				.endSpec()
+				.build();
+			try {
+				Lease written = update(next);
+				this.held.put(lease.leaseToken(),
+						new Held(written, (known != null) ? known.acquiredAt() : this.nanoTime.getAsLong()));
+				return true;
+			}
+			catch (KubernetesClientException ex) {
+				if (isNotFound(ex)) {
+					forget(lease);
+					return false;
+				}
+				if (!isConflict(ex)) {
+					throw ex;
+				}
+				// changed since this node wrote it: read it again and look whose it is
+				base = null;
+			}
+		}
+		throw new IllegalStateException("cluster-singleton could not renew the Kubernetes Lease '" + name
+				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts while still held by this run");
+	}
+
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
+		String name = leaseName(lease.jobName());
+		Held known = this.held.remove(lease.leaseToken());
+		Lease base = (known != null) ? known.lease() : null;
+		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
+			if (base == null) {
+				base = get(name);
+				if (base == null || !isHeldBy(base, lease)) {
+					logNotReleased(lease);
+					return;
+				}
+			}
+			Duration remaining = remaining(base, known, lockAtLeastFor);
+			LeaseBuilder next = new LeaseBuilder(base);
+			if (remaining.isZero() || remaining.isNegative()) {
+				next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now()).endSpec();
+				next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+			}
+			else {
+				// keep the holder until acquisition + lockAtLeastFor, measured from now
+				next.editOrNewSpec().withRenewTime(now()).withLeaseDurationSeconds(seconds(remaining)).endSpec();
+			}
+			try {
+				update(next.build());
+				return;
+			}
+			catch (KubernetesClientException ex) {
+				if (isNotFound(ex)) {
+					logNotReleased(lease);
+					return;
+				}
+				if (!isConflict(ex)) {
+					throw ex;
+				}
+				base = null;
+			}
+		}
+		throw new IllegalStateException("cluster-singleton could not release the Kubernetes Lease '" + name
+				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+	}
+
+	private Duration remaining(Lease lease, @Nullable Held known, Duration lockAtLeastFor) {
+		if (lockAtLeastFor.isZero()) {
+			return Duration.ZERO;
+		}
+		if (known != null) {
+			return lockAtLeastFor.minusNanos(this.nanoTime.getAsLong() - known.acquiredAt());
+		}
+		// not acquired by this instance (restarted meanwhile?): use the time it wrote
+		ZonedDateTime acquired = (lease.getSpec() != null) ? lease.getSpec().getAcquireTime() : null;
+		return (acquired != null) ? lockAtLeastFor.minus(Duration.between(acquired.toInstant(), this.clock.instant()))
+				: lockAtLeastFor;
+	}
+
+	private void logNotReleased(HeldLease lease) {
+		if (logger.isDebugEnabled()) {
+			logger.debug("cluster-singleton did not release the Kubernetes Lease of job '" + lease.jobName()
+					+ "': it no longer carries this run's token");
+		}
+	}
+
+	@Override
+	public Optional<LeaseInfo> describe(String jobName) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		String name = leaseName(jobName);
+		Lease lease = get(name);
+		if (lease == null) {
+			return Optional.empty();
+		}
+		String holder = holder(lease);
+		LeaseSpec spec = lease.getSpec();
+		Instant acquiredAt = (spec != null && spec.getAcquireTime() != null) ? spec.getAcquireTime().toInstant() : null;
+		Instant renewedAt = (spec != null && spec.getRenewTime() != null) ? spec.getRenewTime().toInstant() : null;
+		Integer duration = (spec != null) ? spec.getLeaseDurationSeconds() : null;
+		Instant expiresAt = (renewedAt != null && duration != null) ? renewedAt.plusSeconds(duration) : null;
+		return Optional.of(new LeaseInfo(jobName, holder, holder != null && isLive(name, lease), acquiredAt, expiresAt,
+				fencingToken(lease), lastSlot(lease)));
+	}
+
+	@Override
+	public boolean forceRelease(String jobName) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		String name = leaseName(jobName);
+		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
+			Lease lease = get(name);
+			if (lease == null || holder(lease) == null) {
+				return false;
+			}
+			boolean live = isLive(name, lease);
+			Lease next = new LeaseBuilder(lease).editOrNewSpec()
+				.withHolderIdentity(null)
+				.withRenewTime(now())
+				.endSpec()
+				.editMetadata()
+				.removeFromAnnotations(LEASE_TOKEN_ANNOTATION)
+				.endMetadata()
+				.build();
+			try {
+				update(next);
+				return live;
+			}
+			catch (KubernetesClientException ex) {
+				if (isNotFound(ex)) {
+					return false;
+				}
+				if (!isConflict(ex)) {
+					throw ex;
+				}
+			}
+		}
+		throw new IllegalStateException("cluster-singleton could not force-release the Kubernetes Lease '" + name
+				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+	}
+
+	/**
+	 * Read one Lease (which need not exist): the cheapest request that shows the API
+	 * server answers and lets this application read Leases.
+	 */
+	@Override
+	public void probe() {
+		this.client.leases().inNamespace(this.namespace).withName(this.leasePrefix + "probe").get();
+	}
+
+	/**
+	 * Stop the renewal threads. The Kubernetes client is not closed: it belongs to the
+	 * application.
+	 */
+	@Override
+	public void close() {
+		ThreadPoolExecutor executor = this.renewals;
+		if (executor != null) {
+			executor.shutdown();
+		}
+	}
+
+	private @Nullable Lease get(String name) {
+		Lease lease = this.client.leases().inNamespace(this.namespace).withName(name).get();
+		if (lease != null) {
+			observe(name, lease);
+		}
+		return lease;
+	}
+
+	private Lease update(Lease lease) {
+		// the resourceVersion is what makes the PUT conditional; a real API server
+		// refuses an unconditional update of a Lease anyway, and must never be sent one
+		Assert.state(lease.getMetadata() != null && lease.getMetadata().getResourceVersion() != null,
+				"A Lease update must carry the resourceVersion it was read at");
+		Lease written = this.client.leases().inNamespace(this.namespace).resource(lease).update();
+		observe(lease.getMetadata().getName(), written);
+		return written;
+	}
+
+	private void observe(String name, Lease lease) {
+		String version = lease.getMetadata().getResourceVersion();
+		long now = this.nanoTime.getAsLong();
+		this.observations.compute(name, (key, seen) -> (seen != null && Objects.equals(seen.resourceVersion(), version))
+				? seen : new Observation(version, now));
+	}
+
+	/**
+	 * Whether this node has seen the Lease's current version for less than its duration.
+	 */
+	private boolean isLive(String name, Lease lease) {
+		Observation seen = this.observations.get(name);
+		if (seen == null || !Objects.equals(seen.resourceVersion(), lease.getMetadata().getResourceVersion())) {
+			observe(name, lease);
+			return true;
+		}
+		Integer duration = (lease.getSpec() != null) ? lease.getSpec().getLeaseDurationSeconds() : null;
+		long durationNanos = TimeUnit.SECONDS.toNanos((duration != null) ? duration : 0);
+		return this.nanoTime.getAsLong() - seen.observedAt() < durationNanos;
+	}
+
+	private void remember(Lease written, LeaseRequest request, long sent) {
+		this.held.put(request.leaseToken(), new Held(written, sent));
+	}
+
+	private void forget(HeldLease lease) {
+		this.held.remove(lease.leaseToken());
+	}
+
+	private void checkJob(Lease lease, String jobName) {
+		String owner = annotation(lease, JOB_NAME_ANNOTATION);
+		if (owner != null && !owner.equals(jobName)) {
+			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
+					+ "' in namespace '" + this.namespace + "' belongs to job '" + owner + "', not to job '" + jobName
+					+ "': both names map to one Lease name. Rename one of the jobs, or give the applications "
+					+ "different cluster-singleton.kubernetes.lease-prefix values");
+		}
+	}
+
+	private static boolean isHeldBy(Lease lease, HeldLease held) {
+		return held.owner().equals(holder(lease))
+				&& held.leaseToken().equals(annotation(lease, LEASE_TOKEN_ANNOTATION));
+	}
+
+	private static @Nullable String holder(Lease lease) {
+		String holder = (lease.getSpec() != null) ? lease.getSpec().getHolderIdentity() : null;
+		return (holder == null || holder.isEmpty()) ? null : holder;
+	}
+
+	private static @Nullable String annotation(Lease lease, String key) {
+		Map<String, String> annotations = lease.getMetadata().getAnnotations();
+		return (annotations != null) ? annotations.get(key) : null;
+	}
+
+	private static void removeNullAnnotations(Lease lease) {
+		Map<String, String> annotations = lease.getMetadata().getAnnotations();
+		if (annotations != null) {
+			annotations.values().removeIf(Objects::isNull);
+		}
+	}
+
+	private static long fencingToken(Lease lease) {
+		String value = annotation(lease, FENCING_TOKEN_ANNOTATION);
+		if (value == null) {
+			return 0;
+		}
+		try {
+			return Long.parseLong(value.strip());
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
+					+ "' has an unreadable " + FENCING_TOKEN_ANNOTATION + " annotation '" + value + "'", ex);
+		}
+	}
+
+	private static @Nullable Instant lastSlot(Lease lease) {
+		String value = annotation(lease, LAST_SLOT_ANNOTATION);
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		try {
+			return Instant.parse(value.strip());
+		}
+		catch (DateTimeParseException ex) {
+			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
+					+ "' has an unreadable " + LAST_SLOT_ANNOTATION + " annotation '" + value + "'", ex);
+		}
+	}
+
+	private ZonedDateTime now() {
+		// MicroTime: the API server keeps microseconds
+		return ZonedDateTime.ofInstant(this.clock.instant().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+	}
+
+	private static int seconds(Duration duration) {
+		long seconds = duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
+		return (int) Math.max(1, Math.min(Integer.MAX_VALUE, seconds));
+	}
+
+	private static boolean isConflict(KubernetesClientException ex) {
+		return ex.getCode() == 409;
+	}
+
+	private static boolean isNotFound(KubernetesClientException ex) {
+		return ex.getCode() == 404;
+	}
+
+	private ThreadPoolExecutor renewals() {
+		ThreadPoolExecutor executor = this.renewals;
+		if (executor == null) {
+			synchronized (this) {
+				executor = this.renewals;
+				if (executor == null) {
+					executor = new ThreadPoolExecutor(this.renewalConcurrency, this.renewalConcurrency, 60,
+							TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+								Thread thread = new Thread(task,
+										"cluster-singleton-kubernetes-renewal-" + threadCounter.incrementAndGet());
+								thread.setDaemon(true);
+								return thread;
+							});
+					executor.allowCoreThreadTimeOut(true);
+					this.renewals = executor;
+				}
+			}
+		}
+		return executor;
+	}
+
+	@Override
+	public String toString() {
+		return "KubernetesLeaseBackend [namespace=" + this.namespace + ", leasePrefix=" + this.leasePrefix + ", server="
+				+ this.client.getMasterUrl() + "]";
+	}
+
+	private record Observation(@Nullable String resourceVersion, long observedAt) {
+	}
+
+	private record Held(Lease lease, long acquiredAt) {
+	}
+
+}

@@ -1,0 +1,448 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.kubernetes;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The backend contract plus Kubernetes-specific behavior, against fabric8's Kubernetes
+ * mock server in CRUD mode (no real API server can run here). The mock answers a stale
+ * {@code resourceVersion} and the creation of an existing object with {@code 409}, as a
+ * real server does; it also accepts updates without a {@code resourceVersion}, which a
+ * real server refuses for Leases, so one test reads every request this backend sent and
+ * checks that each update carried one.
+ *
+ * @author cluster-singleton contributors
+ */
+class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
+
+	private static final String NAMESPACE = "cluster-singleton-test";
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	private KubernetesMockServer server;
+
+	private KubernetesClient client;
+
+	private KubernetesLeaseBackend backend;
+
+	private KubernetesLeaseBackend unreachableBackend;
+
+	private KubernetesClient unreachableClient;
+
+	private int requestCountAtReset;
+
+	/** Every request the mock server received, with its body (the server consumes it). */
+	private final Queue<SentRequest> sent = new ConcurrentLinkedQueue<>();
+
+	@BeforeAll
+	void startMockServer() {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+				new RecordingCrudDispatcher(this.sent), false);
+		this.server.init();
+		this.client = this.server.createClient();
+		this.backend = newBackend(Clock.systemUTC());
+		// as at application startup: the client's first request sets up its connection
+		this.backend.initialize();
+		this.unreachableClient = new KubernetesClientBuilder()
+			.withConfig(new ConfigBuilder(Config.empty()).withMasterUrl("http://127.0.0.1:1")
+				.withNamespace(NAMESPACE)
+				.withConnectionTimeout(1000)
+				.build())
+			.build();
+		this.unreachableBackend = new KubernetesLeaseBackend(this.unreachableClient, NAMESPACE, Duration.ofSeconds(2),
+				Clock.systemUTC());
+	}
+
+	@AfterAll
+	void stopMockServer() {
+		this.backend.close();
+		this.unreachableBackend.close();
+		this.unreachableClient.close();
+		this.client.close();
+		this.server.destroy();
+	}
+
+	private KubernetesLeaseBackend newBackend(Clock clock) {
+		return new KubernetesLeaseBackend(this.client, NAMESPACE, KubernetesLeaseBackend.DEFAULT_LEASE_PREFIX,
+				Duration.ofSeconds(5), clock, KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY, System::nanoTime);
+	}
+
+	@Override
+	protected LeaseBackend backend() {
+		return this.backend;
+	}
+
+	@Override
+	protected LeaseBackend unreachableBackend() {
+		return this.unreachableBackend;
+	}
+
+	@Override
+	protected long roundTrips() {
+		return this.server.getRequestCount() - this.requestCountAtReset;
+	}
+
+	@Override
+	protected void resetRoundTrips() {
+		this.requestCountAtReset = this.server.getRequestCount();
+	}
+
+	/**
+	 * A read, then a create or a conditional update: Kubernetes has no compare-and-set of
+	 * a field, only of a whole object's version.
+	 */
+	@Override
+	protected int expectedAcquireRoundTrips() {
+		return 2;
+	}
+
+	/**
+	 * One PUT per lease, issued in parallel.
+	 */
+	@Override
+	protected int expectedRenewRoundTrips(int leases) {
+		return leases;
+	}
+
+	@Test
+	void idIsKubernetes() {
+		assertThat(this.backend.id()).isEqualTo("kubernetes");
+	}
+
+	@Test
+	void leaseLayoutFollowsTheContract() {
+		String job = jobName("layout");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		LeaseRequest request = request(job, "node-a", Duration.ofMillis(1500), slot);
+		HeldLease held = acquire(request);
+		Lease lease = lease(job);
+		assertThat(lease.getMetadata().getName()).isEqualTo(this.backend.leaseName(job))
+			.startsWith(KubernetesLeaseBackend.DEFAULT_LEASE_PREFIX);
+		assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("node-a");
+		// whole seconds, rounded up: never shorter than the TTL
+		assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(2);
+		assertThat(lease.getSpec().getAcquireTime()).isNotNull();
+		assertThat(lease.getSpec().getRenewTime()).isEqualTo(lease.getSpec().getAcquireTime());
+		assertThat(lease.getMetadata().getAnnotations())
+			.containsEntry(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION, Long.toString(held.fencingToken()))
+			.containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION, slot.toString())
+			.containsEntry(KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION, request.leaseToken())
+			.containsEntry(KubernetesLeaseBackend.JOB_NAME_ANNOTATION, job);
+		assertThat(lease.getMetadata().getLabels()).containsEntry(KubernetesLeaseBackend.MANAGED_BY_LABEL,
+				"cluster-singleton");
+		this.backend.release(held, Duration.ZERO);
+		Lease released = lease(job);
+		assertThat(released.getSpec().getHolderIdentity()).isNull();
+		assertThat(released.getMetadata().getAnnotations())
+			.doesNotContainKey(KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION)
+			.containsEntry(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION, Long.toString(held.fencingToken()));
+		HeldLease next = acquire(request(job, "node-b"));
+		assertThat(lease(job).getSpec().getLeaseTransitions()).isEqualTo(1);
+		this.backend.release(next, Duration.ZERO);
+	}
+
+	@Test
+	void everyUpdateCarriesTheResourceVersionItWasReadAt() {
+		this.sent.clear();
+		String job = jobName("resource-version");
+		HeldLease a = acquire(request(job, "node-a", SHORT_TTL, null));
+		assertThat(this.backend.renew(List.of(a), SHORT_TTL)).containsExactly(a.leaseToken());
+		this.backend.release(a, Duration.ofSeconds(1));
+		awaitAcquired(request(job, "node-b"));
+		assertThat(this.backend.forceRelease(job)).isTrue();
+		HeldLease c = acquire(request(job, "node-c"));
+		this.backend.release(c, Duration.ZERO);
+		List<SentRequest> requests = new ArrayList<>(this.sent);
+		assertThat(requests).extracting(SentRequest::method).containsOnly("GET", "POST", "PUT");
+		List<SentRequest> puts = requests.stream().filter((request) -> request.method().equals("PUT")).toList();
+		// renew, release (kept for lockAtLeastFor), take-over, force-release, acquire,
+		// release
+		assertThat(puts).hasSizeGreaterThanOrEqualTo(6).allSatisfy((put) -> {
+			JsonNode body = json.readTree(put.body());
+			assertThat(body.path("metadata").path("resourceVersion").asString()).as(put.path()).isNotBlank();
+		});
+	}
+
+	@Test
+	void twoNodesRacingForOneLeaseNeverBothWin() throws Exception {
+		KubernetesLeaseBackend other = newBackend(Clock.systemUTC());
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			for (int round = 0; round < 40; round++) {
+				// even rounds race to create the Lease, odd ones to take a released one
+				String job = jobName("race-" + (round / 2));
+				if (round % 2 == 1) {
+					this.backend.release(acquire(request(job + "-pre", "node-x")), Duration.ZERO);
+					job = job + "-pre";
+				}
+				CountDownLatch start = new CountDownLatch(1);
+				String racedJob = job;
+				Future<AcquireResult> a = threads.submit(() -> {
+					start.await();
+					return this.backend.tryAcquire(request(racedJob, "node-a"));
+				});
+				Future<AcquireResult> b = threads.submit(() -> {
+					start.await();
+					return other.tryAcquire(request(racedJob, "node-b"));
+				});
+				start.countDown();
+				List<AcquireResult> results = List.of(a.get(10, TimeUnit.SECONDS), b.get(10, TimeUnit.SECONDS));
+				assertThat(results).as("round %d", round).filteredOn(AcquireResult::isAcquired).hasSize(1);
+				assertThat(results).filteredOn((result) -> !result.isAcquired())
+					.singleElement()
+					.extracting(AcquireResult::outcome)
+					.isEqualTo(Outcome.HELD);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+			other.close();
+		}
+	}
+
+	@Test
+	void anotherNodeTakesOverOnlyAfterSeeingTheLeaseUnchangedForItsDuration() {
+		KubernetesLeaseBackend other = newBackend(Clock.systemUTC());
+		try {
+			String job = jobName("takeover");
+			HeldLease a = acquire(request(job, "node-a", Duration.ofSeconds(2), null));
+			long firstSeen = System.nanoTime();
+			assertThat(other.tryAcquire(request(job, "node-b")).holder()).isEqualTo("node-a");
+			// node-a renews: each renewal is a new version, and node-b's wait starts over
+			for (int i = 0; i < 3; i++) {
+				await().pollDelay(Duration.ofMillis(600)).until(() -> true);
+				assertThat(this.backend.renew(List.of(a), Duration.ofSeconds(2))).containsExactly(a.leaseToken());
+				assertThat(other.tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
+			}
+			long lastRenewal = System.nanoTime();
+			assertThat(Duration.ofNanos(lastRenewal - firstSeen)).isGreaterThan(Duration.ofSeconds(1));
+			// node-a stops renewing: node-b takes over one lease duration after it first
+			// saw the last version
+			AcquireResult taken = awaitAcquired(other, request(job, "node-b"));
+			assertThat(Duration.ofNanos(System.nanoTime() - lastRenewal)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+			assertThat(taken.fencingToken()).isGreaterThan(a.fencingToken());
+			assertThat(this.backend.renew(List.of(a), Duration.ofSeconds(2))).isEmpty();
+		}
+		finally {
+			other.close();
+		}
+	}
+
+	@Test
+	void skewedWallClocksDoNotChangeWhoHoldsTheLease() {
+		Instant now = Instant.now();
+		KubernetesLeaseBackend behind = newBackend(Clock.offset(Clock.systemUTC(), Duration.ofHours(-1)));
+		KubernetesLeaseBackend ahead = newBackend(Clock.offset(Clock.systemUTC(), Duration.ofHours(1)));
+		try {
+			// a holder whose clock is an hour behind writes a renewTime an hour in the
+			// past: a node comparing wall clocks would take its lease at once
+			String job = jobName("skew-behind");
+			HeldLease held = HeldLease.of(request(job, "node-behind", Duration.ofSeconds(2), null), 0);
+			AcquireResult acquired = behind
+				.tryAcquire(new LeaseRequest(job, held.owner(), held.leaseToken(), Duration.ofSeconds(2), null));
+			assertThat(acquired.isAcquired()).isTrue();
+			assertThat(lease(job).getSpec().getRenewTime().toInstant()).isBefore(now.minus(Duration.ofMinutes(59)));
+			for (int i = 0; i < 4; i++) {
+				assertThat(ahead.tryAcquire(request(job, "node-ahead")).outcome()).isEqualTo(Outcome.HELD);
+				await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+				assertThat(behind.renew(List.of(held), Duration.ofSeconds(2))).hasSize(1);
+			}
+			// a holder whose clock is an hour ahead writes a renewTime an hour in the
+			// future: a node comparing wall clocks would wait an hour after it died
+			String job2 = jobName("skew-ahead");
+			assertThat(ahead.tryAcquire(request(job2, "node-ahead", Duration.ofSeconds(1), null)).isAcquired())
+				.isTrue();
+			assertThat(lease(job2).getSpec().getRenewTime().toInstant()).isAfter(now.plus(Duration.ofMinutes(59)));
+			long started = System.nanoTime();
+			AcquireResult taken = awaitAcquired(behind, request(job2, "node-behind"));
+			assertThat(taken.isAcquired()).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(900),
+					Duration.ofSeconds(5));
+		}
+		finally {
+			behind.close();
+			ahead.close();
+		}
+	}
+
+	@Test
+	void jobNamesThatShareALeaseNameAreRejected() {
+		KubernetesLeaseBackend backend = newBackend(Clock.systemUTC());
+		try {
+			backend.validateJobName("billing.run");
+			backend.validateJobName("billing.run");
+			assertThatIllegalArgumentException().isThrownBy(() -> backend.validateJobName("Billing_Run"))
+				.withMessageContaining("'billing.run'")
+				.withMessageContaining("'Billing_Run'")
+				.withMessageContaining("cluster-singleton-billing-run");
+		}
+		finally {
+			backend.close();
+		}
+	}
+
+	@Test
+	void aLeaseOfAnotherJobIsNotTaken() {
+		String job = "own.chk-" + UUID.randomUUID().toString().substring(0, 8);
+		HeldLease held = acquire(request(job, "node-a"));
+		this.backend.release(held, Duration.ZERO);
+		String sameLeaseName = job.replace('.', '_');
+		assertThat(this.backend.leaseName(sameLeaseName)).isEqualTo(this.backend.leaseName(job));
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.backend.tryAcquire(request(sameLeaseName, "node-b")))
+			.withMessageContaining("belongs to job '" + job + "'");
+	}
+
+	@Test
+	void forbiddenNamespaceFailsStartupWithTheRbacHint() {
+		KubernetesMockServer strict = new KubernetesMockServer(false);
+		strict.init();
+		try (KubernetesClient strictClient = strict.createClient()) {
+			strict.expect()
+				.get()
+				.withPath("/apis/coordination.k8s.io/v1/namespaces/locked/leases/cluster-singleton-probe")
+				.andReturn(403, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\"}")
+				.always();
+			KubernetesLeaseBackend backend = new KubernetesLeaseBackend(strictClient, "locked", Duration.ofSeconds(2),
+					Clock.systemUTC());
+			assertThatExceptionOfType(ClusterSingletonConfigurationException.class).isThrownBy(backend::initialize)
+				.withMessageContaining("namespace 'locked'")
+				.withMessageContaining("coordination.k8s.io")
+				.withMessageContaining("cluster-singleton.kubernetes.namespace");
+			backend.close();
+		}
+		finally {
+			strict.destroy();
+		}
+	}
+
+	@Test
+	void unreachableServerAtStartupIsLoggedNotThrown() {
+		this.unreachableBackend.initialize();
+	}
+
+	@Test
+	void renewalOfLeasesIsIssuedInParallel() throws Exception {
+		List<HeldLease> leases = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			leases.add(acquire(request(jobName("parallel-" + i), "node-a")));
+		}
+		Map<String, Boolean> threads = new java.util.concurrent.ConcurrentHashMap<>();
+		KubernetesLeaseBackend counting = new KubernetesLeaseBackend(this.client, NAMESPACE,
+				KubernetesLeaseBackend.DEFAULT_LEASE_PREFIX, Duration.ofSeconds(5), Clock.systemUTC(), 4, () -> {
+					threads.put(Thread.currentThread().getName(), true);
+					return System.nanoTime();
+				});
+		try {
+			assertThat(counting.renew(leases, LONG_TTL)).hasSize(20);
+			assertThat(threads.keySet()).filteredOn((name) -> name.startsWith("cluster-singleton-kubernetes-renewal-"))
+				.hasSizeBetween(2, 4);
+		}
+		finally {
+			counting.close();
+		}
+	}
+
+	private AcquireResult awaitAcquired(KubernetesLeaseBackend backend, LeaseRequest request) {
+		java.util.concurrent.atomic.AtomicReference<AcquireResult> result = new java.util.concurrent.atomic.AtomicReference<>();
+		await().atMost(Duration.ofSeconds(10))
+			.pollDelay(Duration.ZERO)
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> {
+				AcquireResult attempt = backend.tryAcquire(request);
+				result.set(attempt);
+				return attempt.isAcquired();
+			});
+		return result.get();
+	}
+
+	private Lease lease(String job) {
+		return this.client.leases().inNamespace(NAMESPACE).withName(this.backend.leaseName(job)).get();
+	}
+
+	private record SentRequest(String method, String path, String body) {
+	}
+
+	/**
+	 * The mock's CRUD dispatcher, keeping a copy of every request first.
+	 */
+	private static final class RecordingCrudDispatcher extends KubernetesCrudDispatcher {
+
+		private final Queue<SentRequest> sent;
+
+		RecordingCrudDispatcher(Queue<SentRequest> sent) {
+			this.sent = sent;
+		}
+
+		@Override
+		public MockResponse dispatch(RecordedRequest request) {
+			String body = (request.getBody() != null) ? request.getBody().readUtf8() : "";
+			if (request.getBody() != null) {
+				request.getBody().writeUtf8(body);
+			}
+			this.sent.add(new SentRequest(request.getMethod(), request.getPath(), body));
+			return super.dispatch(request);
+		}
+
+	}
+
+}
