@@ -366,6 +366,11 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				// another node created it first
 				return AcquireResult.held(null);
 			}
+			if (isNotFound(ex)) {
+				throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
+						+ "': namespace '" + this.namespace + "' does not exist (HTTP 404); create it, or choose "
+						+ "another with cluster-singleton.kubernetes.namespace", ex);
+			}
 			throw ex;
 		}
 	}
