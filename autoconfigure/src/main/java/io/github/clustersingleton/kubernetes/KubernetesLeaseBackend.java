@@ -56,6 +56,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.util.Assert;
 
 /**
@@ -263,7 +264,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 						+ "or choose the namespace with cluster-singleton.kubernetes.namespace", ex);
 			}
 			logger.warn("cluster-singleton could not reach the Kubernetes API server (" + this.client.getMasterUrl()
-					+ ", namespace '" + this.namespace + "'); runs are skipped until it answers: " + ex.getMessage());
+					+ ", namespace '" + this.namespace + "'); runs are skipped until it answers: " + ex.getMessage()
+					+ " (" + NestedExceptionUtils.getMostSpecificCause(ex) + ")");
 		}
 	}
 

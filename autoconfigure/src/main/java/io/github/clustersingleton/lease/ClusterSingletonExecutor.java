@@ -36,6 +36,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.log.LogMessage;
 import org.springframework.util.Assert;
 
@@ -187,8 +188,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			rethrowIfFatal(ex);
 			Duration took = Duration.ofNanos(System.nanoTime() - requested);
 			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": the "
-					+ this.backend.id() + " lease store could not be reached; the next trigger tries again: " + ex,
-					logger.isDebugEnabled() ? ex : null);
+					+ this.backend.id() + " lease store could not be reached; the next trigger tries again: "
+					+ describeFailure(ex), logger.isDebugEnabled() ? ex : null);
 			notify(() -> this.listener.acquireFailed(job, slot, ex, took));
 			notify(() -> observed.stop("error", ex));
 			return false;
@@ -296,6 +297,15 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (ex instanceof VirtualMachineError error) {
 			throw error;
 		}
+	}
+
+	/**
+	 * Describe a store failure with its root cause, which clients often wrap in a message
+	 * that does not say what went wrong ("Operation [get] failed").
+	 */
+	static String describeFailure(Throwable ex) {
+		Throwable root = NestedExceptionUtils.getMostSpecificCause(ex);
+		return (root != ex) ? ex + " (caused by " + root + ")" : ex.toString();
 	}
 
 	private static String describeSlot(@Nullable Instant slot) {

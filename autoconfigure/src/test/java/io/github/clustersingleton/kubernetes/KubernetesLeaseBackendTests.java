@@ -22,6 +22,8 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -78,6 +80,8 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
+	private static final Logger MOCK_SERVER_LOGGER = Logger.getLogger("io.fabric8.mockwebserver");
+
 	private KubernetesMockServer server;
 
 	private KubernetesClient client;
@@ -95,6 +99,8 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 	@BeforeAll
 	void startMockServer() {
+		// the mock server logs every request at INFO through java.util.logging
+		MOCK_SERVER_LOGGER.setLevel(Level.WARNING);
 		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
 				new RecordingCrudDispatcher(this.sent), false);
 		this.server.init();

@@ -20,8 +20,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -58,12 +64,16 @@ class KubernetesLeaseAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
 			AutoConfigurations.of(ClusterSingletonAutoConfiguration.class, KubernetesLeaseAutoConfiguration.class));
 
+	private static final Logger MOCK_SERVER_LOGGER = Logger.getLogger("io.fabric8.mockwebserver");
+
 	private KubernetesMockServer server;
 
 	private KubernetesClient client;
 
 	@BeforeAll
 	void startMockServer() {
+		// the mock server logs every request at INFO through java.util.logging
+		MOCK_SERVER_LOGGER.setLevel(Level.WARNING);
 		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
 				new KubernetesCrudDispatcher(), false);
 		this.server.init();
@@ -175,6 +185,20 @@ class KubernetesLeaseAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithUnreachableApiServerShouldStartAndSkipRuns() {
+		this.contextRunner.withBean(KubernetesClient.class, () -> new KubernetesClientBuilder()
+			.withConfig(
+					new ConfigBuilder(Config.empty()).withMasterUrl("http://127.0.0.1:1").withNamespace("test").build())
+			.build()).withBean(Job.class).run((context) -> {
+				assertThat(context).hasNotFailed();
+				Job job = context.getBean(Job.class);
+				job.run();
+				job.run();
+				assertThat(job.runs()).isZero();
+			});
+	}
+
+	@Test
 	void runWithJobsSharingALeaseNameShouldFailNamingBoth() {
 		this.contextRunner.withBean(KubernetesClient.class, this::newClient)
 			.withBean(CollidingJobs.class)
@@ -200,8 +224,16 @@ class KubernetesLeaseAutoConfigurationTests {
 
 	static class Job {
 
+		private final AtomicInteger runs = new AtomicInteger();
+
 		@ClusterSingleton(name = "kubernetes.job")
 		public void run() {
+			this.runs.incrementAndGet();
+		}
+
+		// a method: a field read through the proxy would be the proxy's own
+		public int runs() {
+			return this.runs.get();
 		}
 
 	}
