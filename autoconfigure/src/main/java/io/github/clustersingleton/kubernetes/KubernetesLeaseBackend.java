@@ -449,8 +449,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				.build();
 			try {
 				Lease written = update(next);
-				this.held.put(lease.leaseToken(),
-						new Held(written, (known != null) ? known.acquiredAt() : this.nanoTime.getAsLong()));
+				// only while the run still holds it: a release may have come in meanwhile
+				this.held.computeIfPresent(lease.leaseToken(), (token, held) -> new Held(written, held.acquiredAt()));
 				return true;
 			}
 			catch (KubernetesClientException ex) {
