@@ -83,6 +83,9 @@ class ClusterProofTests {
 
 	private static final Duration BORROW_THRESHOLD = Duration.ofMillis(100);
 
+	/** How long a harness query is retried while the ledger's server is away. */
+	private static final Duration LEDGER_RETRY = Duration.ofSeconds(60);
+
 	private static final Duration CYCLE = Duration.ofSeconds(60);
 
 	private final Profile profile = Profile.current();
@@ -117,18 +120,21 @@ class ClusterProofTests {
 			log("kept the ledger rows of run_id %s for inspection", this.runId);
 		}
 		else if (this.runId != null) {
-			try (Connection ledger = ledger();
-					PreparedStatement delete = ledger.prepareStatement("DELETE FROM cluster_ledger WHERE run_id = ?")) {
-				delete.setString(1, this.runId);
-				delete.executeUpdate();
-			}
-			if ("jdbc".equals(this.backend)) {
-				try (Connection leases = connect(POSTGRES + LEASE_DATABASE, "harness");
-						PreparedStatement delete = leases
-							.prepareStatement("DELETE FROM cluster_singleton_lease WHERE name LIKE ?")) {
-					delete.setString(1, this.runId + "-%");
-					delete.executeUpdate();
+			inLedger((ledger) -> {
+				try (PreparedStatement delete = ledger
+					.prepareStatement("DELETE FROM cluster_ledger WHERE run_id = ?")) {
+					delete.setString(1, this.runId);
+					return delete.executeUpdate();
 				}
+			});
+			if ("jdbc".equals(this.backend)) {
+				retrying(POSTGRES + LEASE_DATABASE, "harness", (leases) -> {
+					try (PreparedStatement delete = leases
+						.prepareStatement("DELETE FROM cluster_singleton_lease WHERE name LIKE ?")) {
+						delete.setString(1, this.runId + "-%");
+						return delete.executeUpdate();
+					}
+				});
 			}
 			else {
 				Object keys = redis("KEYS", "{cluster-singleton:" + this.runId + "-*");
@@ -208,6 +214,15 @@ class ClusterProofTests {
 					+ "ended_at TIMESTAMPTZ, lease_valid_at_end BOOLEAN, "
 					+ "db_started TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), db_ended TIMESTAMPTZ)");
 			statement.execute("CREATE INDEX IF NOT EXISTS cluster_ledger_run ON cluster_ledger (run_id, node)");
+			// added for the store restart: a retried insert must not record a run twice,
+			// and a delayed write says that its start or end is not on the database's
+			// clock
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_key VARCHAR(120)");
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_started_derived BOOLEAN "
+					+ "NOT NULL DEFAULT false");
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_ended_derived BOOLEAN "
+					+ "NOT NULL DEFAULT false");
+			statement.execute("CREATE UNIQUE INDEX IF NOT EXISTS cluster_ledger_run_key ON cluster_ledger (run_key)");
 			if ("jdbc".equals(this.backend)) {
 				try (ResultSet result = statement
 					.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + LEASE_DATABASE + "'")) {
@@ -320,19 +335,24 @@ class ClusterProofTests {
 	private Node awaitNodeInRun() throws Exception {
 		Instant deadline = Instant.now().plusSeconds(30);
 		while (Instant.now().isBefore(deadline)) {
-			try (Connection ledger = ledger();
-					PreparedStatement query = ledger
-						.prepareStatement("SELECT node FROM cluster_ledger WHERE run_id = ? AND ended_at IS NULL "
-								+ "AND db_started > clock_timestamp() - interval '5 seconds' ORDER BY id DESC")) {
-				query.setString(1, this.runId);
-				try (ResultSet result = query.executeQuery()) {
-					while (result.next()) {
-						String id = result.getString(1);
-						for (Node node : this.nodes) {
-							if (node.id.equals(id) && !node.dead) {
-								return node;
-							}
+			List<String> running = inLedger((ledger) -> {
+				try (PreparedStatement query = ledger
+					.prepareStatement("SELECT node FROM cluster_ledger WHERE run_id = ? AND ended_at IS NULL "
+							+ "AND db_started > clock_timestamp() - interval '5 seconds' ORDER BY id DESC")) {
+					query.setString(1, this.runId);
+					List<String> ids = new ArrayList<>();
+					try (ResultSet result = query.executeQuery()) {
+						while (result.next()) {
+							ids.add(result.getString(1));
 						}
+					}
+					return ids;
+				}
+			});
+			for (String id : running) {
+				for (Node node : this.nodes) {
+					if (node.id.equals(id) && !node.dead) {
+						return node;
 					}
 				}
 			}
@@ -341,49 +361,55 @@ class ClusterProofTests {
 		throw new AssertionError("no live node ran a job for 30 s");
 	}
 
-	private List<Long> openRuns(Node node) throws SQLException {
-		try (Connection ledger = ledger();
-				PreparedStatement query = ledger.prepareStatement(
-						"SELECT id FROM cluster_ledger WHERE run_id = ? AND node = ? AND ended_at IS NULL ORDER BY id")) {
-			query.setString(1, this.runId);
-			query.setString(2, node.id);
-			List<Long> ids = new ArrayList<>();
-			try (ResultSet result = query.executeQuery()) {
-				while (result.next()) {
-					ids.add(result.getLong(1));
+	private List<Long> openRuns(Node node) throws Exception {
+		return inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement(
+					"SELECT id FROM cluster_ledger WHERE run_id = ? AND node = ? AND ended_at IS NULL ORDER BY id")) {
+				query.setString(1, this.runId);
+				query.setString(2, node.id);
+				List<Long> ids = new ArrayList<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						ids.add(result.getLong(1));
+					}
 				}
+				return ids;
 			}
-			return ids;
-		}
+		});
 	}
 
-	private String jobOf(long id) throws SQLException {
-		try (Connection ledger = ledger();
-				PreparedStatement query = ledger.prepareStatement("SELECT job FROM cluster_ledger WHERE id = ?")) {
-			query.setLong(1, id);
-			try (ResultSet result = query.executeQuery()) {
-				result.next();
-				return result.getString(1);
+	private String jobOf(long id) throws Exception {
+		return inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement("SELECT job FROM cluster_ledger WHERE id = ?")) {
+				query.setLong(1, id);
+				try (ResultSet result = query.executeQuery()) {
+					result.next();
+					return result.getString(1);
+				}
 			}
-		}
+		});
 	}
 
 	private void check(Instant from, Instant to, Duration took) throws Exception {
-		List<Run> runs = new ArrayList<>();
-		try (Connection ledger = ledger();
-				PreparedStatement query = ledger.prepareStatement(
-						"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
-								+ "ended_at " + "FROM cluster_ledger WHERE run_id = ? ORDER BY id")) {
-			query.setString(1, this.runId);
-			try (ResultSet result = query.executeQuery()) {
-				while (result.next()) {
-					runs.add(new Run(result.getLong(1), result.getString(2), instant(result.getTimestamp(3)),
-							result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
-							instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
-							instant(result.getTimestamp(9)), instant(result.getTimestamp(10))));
+		List<Run> runs = inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement(
+					"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
+							+ "ended_at, db_started_derived, db_ended_derived FROM cluster_ledger WHERE run_id = ? "
+							+ "ORDER BY id")) {
+				query.setString(1, this.runId);
+				List<Run> rows = new ArrayList<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						rows.add(new Run(result.getLong(1), result.getString(2), instant(result.getTimestamp(3)),
+								result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
+								instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
+								instant(result.getTimestamp(9)), instant(result.getTimestamp(10)),
+								result.getBoolean(11), result.getBoolean(12)));
+					}
 				}
+				return rows;
 			}
-		}
+		});
 		List<String> report = new ArrayList<>();
 		List<String> failures = new ArrayList<>();
 		Map<String, TreeMap<Instant, List<Run>>> byJob = new TreeMap<>();
@@ -535,6 +561,9 @@ class ClusterProofTests {
 		}
 		excused.forEach((fault, missed) -> report.add("  " + fault + ": " + missed.size() + " " + missed));
 		this.faults.forEach((fault) -> report.add("fault: " + fault.name + " " + fault.start + " .. " + fault.end));
+		report.add("ledger writes delayed (retried; time on the database's clock derived from the node's clock): "
+				+ "starts " + runs.stream().filter(Run::dbStartedDerived).count() + ", ends "
+				+ runs.stream().filter(Run::dbEndedDerived).count());
 		List<Long> sorted = new ArrayList<>(takeovers);
 		Collections.sort(sorted);
 		report.add("takeover after kill -9 (ms, first run of a held job by another node): " + sorted + (sorted.isEmpty()
@@ -594,7 +623,39 @@ class ClusterProofTests {
 		Properties properties = new Properties();
 		properties.setProperty("user", "postgres");
 		properties.setProperty("ApplicationName", applicationName);
+		// a restarting server fails a query rather than hanging it: it is retried
+		properties.setProperty("connectTimeout", "5");
+		properties.setProperty("socketTimeout", "60");
 		return DriverManager.getConnection(url, properties);
+	}
+
+	/**
+	 * Run some work on a new ledger connection, retried while the server is away (a
+	 * PostgreSQL restart), for at most {@link #LEDGER_RETRY}.
+	 */
+	private static <T> T inLedger(SqlWork<T> work) throws SQLException, InterruptedException {
+		return retrying(LEDGER_URL, "ledger", work);
+	}
+
+	private static <T> T retrying(String url, String applicationName, SqlWork<T> work)
+			throws SQLException, InterruptedException {
+		Instant deadline = Instant.now().plus(LEDGER_RETRY);
+		boolean logged = false;
+		while (true) {
+			try (Connection connection = connect(url, applicationName)) {
+				return work.apply(connection);
+			}
+			catch (SQLException ex) {
+				if (Instant.now().isAfter(deadline)) {
+					throw ex;
+				}
+				if (!logged) {
+					log("query failed, retrying for up to %s: %s", LEDGER_RETRY, ex);
+					logged = true;
+				}
+				Thread.sleep(200);
+			}
+		}
 	}
 
 	private static void log(String format, Object... args) {
@@ -673,6 +734,13 @@ class ClusterProofTests {
 
 	}
 
+	@FunctionalInterface
+	private interface SqlWork<T> {
+
+		T apply(Connection connection) throws SQLException;
+
+	}
+
 	private record Fault(String name, Instant start, Instant end) {
 	}
 
@@ -680,7 +748,8 @@ class ClusterProofTests {
 	}
 
 	private record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid,
-			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt) {
+			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt, boolean dbStartedDerived,
+			boolean dbEndedDerived) {
 
 		/**
 		 * Whether this run started well before its slot on its node's clock: a trigger
