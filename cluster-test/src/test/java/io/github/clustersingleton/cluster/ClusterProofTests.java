@@ -16,9 +16,13 @@
 
 package io.github.clustersingleton.cluster;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,8 +47,13 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import io.github.clustersingleton.cluster.node.NodeApplication;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -53,11 +62,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The cluster proof: starts several node JVMs ({@link NodeApplication}) with skewed
- * clocks against one real lease store (PostgreSQL or Redis), injects faults (kill -9,
- * SIGSTOP longer than the lease TTL, a store outage) and checks the ledger every run
- * writes: at most one run per job and slot, no missed slot outside the fault windows,
- * strictly increasing fencing tokens, and a stale, lease-invalid run after the pause.
- * {@code -Dcluster.proof.profile=long} runs the long profile (see docs/reliability.md).
+ * clocks against one real lease store (PostgreSQL, or a Redis server of its own), injects
+ * faults (kill -9, a join, SIGSTOP longer than the lease TTL, a store outage, a store
+ * restart) and checks the ledger every run writes: at most one run per job and slot, no
+ * missed slot outside the fault windows, strictly increasing fencing tokens, and a stale,
+ * lease-invalid run after the pause. {@code -Dcluster.proof.profile=long} runs the long
+ * profile (see docs/reliability.md).
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -83,10 +93,16 @@ class ClusterProofTests {
 
 	private static final Duration BORROW_THRESHOLD = Duration.ofMillis(100);
 
+	/** How long the Redis server stays down after its kill -9 in the store restart. */
+	private static final Duration STORE_DOWN = Duration.ofSeconds(2);
+
+	/** How long a restarted store may take to answer again. */
+	private static final Duration STORE_BACK = Duration.ofSeconds(60);
+
 	/** How long a harness query is retried while the ledger's server is away. */
 	private static final Duration LEDGER_RETRY = Duration.ofSeconds(60);
 
-	private static final Duration CYCLE = Duration.ofSeconds(60);
+	private static final Duration CYCLE = Duration.ofSeconds(70);
 
 	private final Profile profile = Profile.current();
 
@@ -100,6 +116,16 @@ class ClusterProofTests {
 
 	/** For each paused run, the moment of the SIGSTOP on its node's clock. */
 	private final Map<Long, Instant> stopTimes = new HashMap<>();
+
+	/** One line per store restart, for the report. */
+	private final List<String> restarts = new ArrayList<>();
+
+	/** Failures seen during a store restart, reported with the ledger's. */
+	private final List<String> restartFailures = new ArrayList<>();
+
+	private RedisServer redisServer;
+
+	private Path redisDirectory;
 
 	private String runId;
 
@@ -136,13 +162,16 @@ class ClusterProofTests {
 					}
 				});
 			}
+		}
+		// the Redis server is the harness's own: it goes, with its data unless the run
+		// failed
+		if (this.redisServer != null) {
+			this.redisServer.stop();
+			if (!this.keepLedger) {
+				deleteRecursively(this.redisDirectory);
+			}
 			else {
-				Object keys = redis("KEYS", "{cluster-singleton:" + this.runId + "-*");
-				if (keys instanceof List<?> list) {
-					for (Object key : list) {
-						redis("DEL", (String) key);
-					}
-				}
+				log("kept the Redis data directory %s for inspection", this.redisDirectory.toAbsolutePath());
 			}
 		}
 	}
@@ -181,6 +210,8 @@ class ClusterProofTests {
 			pauseNodeInRun();
 			sleepUntil(cycleStart.plusSeconds(42));
 			outage();
+			sleepUntil(cycleStart.plusSeconds(55));
+			storeRestart();
 			sleepUntil(cycleStart.plus(CYCLE).minusSeconds(2));
 		}
 		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
@@ -233,7 +264,44 @@ class ClusterProofTests {
 			}
 		}
 		if (!"jdbc".equals(this.backend)) {
+			// a Redis server of the harness's own, which it can kill and restart without
+			// touching the machine's Redis
+			this.redisDirectory = Path.of("target", "cluster-proof-redis", this.runId).toAbsolutePath();
+			Files.createDirectories(this.redisDirectory);
+			this.redisServer = new RedisServer(findRedisServer(), freePort(), this.redisDirectory,
+					this.logDirectory.resolve("redis-server.log").toAbsolutePath());
+			this.redisServer.start();
+			Instant answered = this.redisServer.awaitAnswering();
 			assertThat(redis("PING")).isEqualTo("PONG");
+			assertThat(redis("CONFIG", "GET", "appendfsync")).isEqualTo(List.of("appendfsync", "always"));
+			log("started %s on 127.0.0.1:%d (pid %d), data in %s, answering at %s", this.redisServer.binary,
+					this.redisServer.port, this.redisServer.process.pid(), this.redisDirectory, answered);
+		}
+	}
+
+	private static Path findRedisServer() {
+		Path binary = findOnPath("redis-server");
+		if (binary == null) {
+			throw new AssertionError("redis-server not found on the PATH (" + System.getenv("PATH") + "). The Redis "
+					+ "backend of the cluster proof starts, kills and restarts a Redis server of its own. Install "
+					+ "it (Debian/Ubuntu: apt-get install redis-server) or run only the JDBC backend: "
+					+ "-Dcluster.proof.backends=jdbc");
+		}
+		return binary;
+	}
+
+	private static Path findOnPath(String name) {
+		return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+			.filter((directory) -> !directory.isEmpty())
+			.map((directory) -> Path.of(directory, name))
+			.filter(Files::isExecutable)
+			.findFirst()
+			.orElse(null);
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
 		}
 	}
 
@@ -246,13 +314,15 @@ class ClusterProofTests {
 				"--cluster-singleton.backend=" + this.backend,
 				"--node.executor-log-level=" + System.getProperty("cluster.proof.node-log-level", "INFO")));
 		if ("jdbc".equals(this.backend)) {
-			command.add("--spring.datasource.url=" + POSTGRES + LEASE_DATABASE);
+			// the fallback of the store restart terminates this run's connections by name
+			command
+				.add("--spring.datasource.url=" + POSTGRES + LEASE_DATABASE + "?ApplicationName=lease-" + this.runId);
 			command.add("--spring.datasource.username=postgres");
 			command.add("--cluster-singleton.jdbc.initialize-schema=always");
 		}
 		else {
 			command.add("--spring.data.redis.host=127.0.0.1");
-			command.add("--spring.data.redis.port=6379");
+			command.add("--spring.data.redis.port=" + this.redisServer.port);
 			command.add("--spring.autoconfigure.exclude="
 					+ "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration");
 		}
@@ -330,6 +400,95 @@ class ClusterProofTests {
 			log("killed Redis clients and paused Redis for %s", OUTAGE);
 		}
 		this.faults.add(new Fault("store outage", at, at.plus(OUTAGE)));
+	}
+
+	/**
+	 * Restart the lease store, while a node runs a job. Redis: {@code kill -9} of the
+	 * harness's own {@code redis-server}, down for {@link #STORE_DOWN}, then started
+	 * again on the same port and directory (it reloads its AOF). PostgreSQL: every
+	 * connection of this run's nodes (lease store and ledger) is terminated, again and
+	 * again for {@link #STORE_DOWN}.
+	 */
+	private void storeRestart() throws Exception {
+		// each restart starts while a job runs: its lease renewal and release, and its
+		// ledger writes, meet the restart
+		if ("jdbc".equals(this.backend)) {
+			awaitNodeInRun();
+			terminateRunConnections("the harness does not restart the shared server");
+			return;
+		}
+		Map<String, Long> fencesBefore = fences();
+		awaitNodeInRun();
+		Instant at = Instant.now();
+		this.redisServer.kill();
+		Thread.sleep(STORE_DOWN.toMillis());
+		Instant restarting = Instant.now();
+		this.redisServer.start();
+		Instant answered = this.redisServer.awaitAnswering();
+		Map<String, Long> fencesAfter = fences();
+		this.faults.add(new Fault("store restart (redis-server kill -9, restart)", at, answered));
+		List<String> lost = new ArrayList<>();
+		fencesBefore.forEach((key, before) -> {
+			Long after = fencesAfter.get(key);
+			if (after == null || after < before) {
+				lost.add(key + " fence " + before + " before the kill, " + after + " after the restart");
+			}
+		});
+		if (!lost.isEmpty()) {
+			this.restartFailures.add("fencing counters lost in the Redis restart: " + lost);
+		}
+		this.restarts.add(String.format(Locale.ROOT,
+				"redis-server kill -9 at %s, down %d ms, answering PING %d ms after the start (%d ms after the "
+						+ "kill); fence counters of %d jobs read before the kill, %d kept after the AOF reload",
+				at, Duration.between(at, restarting).toMillis(), Duration.between(restarting, answered).toMillis(),
+				Duration.between(at, answered).toMillis(), fencesBefore.size(), fencesBefore.size() - lost.size()));
+		log("store restart: redis-server killed at %s, answering again at %s", at, answered);
+	}
+
+	/**
+	 * The fence counter of every job of this run, by meta key.
+	 */
+	private Map<String, Long> fences() throws IOException {
+		Map<String, Long> fences = new TreeMap<>();
+		for (int i = 0; i < this.profile.jobs; i++) {
+			String key = String.format(Locale.ROOT, "{cluster-singleton:%s-job%02d}:meta", this.runId, i);
+			Object fence = redis("HGET", key, "fence");
+			if (fence != null) {
+				fences.put(key, Long.parseLong((String) fence));
+			}
+		}
+		return fences;
+	}
+
+	/**
+	 * The store restart of PostgreSQL: terminate every connection of this run's nodes,
+	 * lease store and ledger, again and again for {@link #STORE_DOWN}, as a restart does
+	 * to its clients.
+	 */
+	private void terminateRunConnections(String why) throws Exception {
+		Instant at = Instant.now();
+		int killed = 0;
+		try (Connection connection = connect(LEDGER_URL, "harness");
+				PreparedStatement terminate = connection
+					.prepareStatement("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+							+ "WHERE application_name IN (?, ?) AND pid <> pg_backend_pid()")) {
+			terminate.setString(1, "lease-" + this.runId);
+			terminate.setString(2, "ledger-" + this.runId);
+			while (Instant.now().isBefore(at.plus(STORE_DOWN))) {
+				try (ResultSet result = terminate.executeQuery()) {
+					result.next();
+					killed += result.getInt(1);
+				}
+				Thread.sleep(100);
+			}
+		}
+		Instant end = Instant.now();
+		this.faults.add(new Fault("store restart (connections terminated)", at, end));
+		this.restarts.add(String.format(Locale.ROOT,
+				"PostgreSQL not restarted (%s): %d connections of this run's nodes (lease store and "
+						+ "ledger) terminated from %s for %d ms",
+				why, killed, at, Duration.between(at, end).toMillis()));
+		log("store restart (%s): terminated %d connections of this run's nodes", why, killed);
 	}
 
 	private Node awaitNodeInRun() throws Exception {
@@ -411,7 +570,7 @@ class ClusterProofTests {
 			}
 		});
 		List<String> report = new ArrayList<>();
-		List<String> failures = new ArrayList<>();
+		List<String> failures = new ArrayList<>(this.restartFailures);
 		Map<String, TreeMap<Instant, List<Run>>> byJob = new TreeMap<>();
 		for (Run run : runs) {
 			assertThat(run.slot).as("slot of run %s", run.id).isNotNull();
@@ -543,9 +702,9 @@ class ClusterProofTests {
 		int excusedCount = excused.values().stream().mapToInt(List::size).sum();
 		report.add(String.format(Locale.ROOT,
 				"cluster proof, backend %s, profile %s: %d nodes (offsets %s ms), "
-						+ "%d jobs every second, lease TTL %s, %d cycle(s), took %d s",
+						+ "%d jobs every second, lease TTL %s, %d cycle(s) of %d s, took %d s",
 				this.backend, this.profile.name, this.profile.nodes, offsets(), this.profile.jobs, TTL,
-				this.profile.cycles, took.toSeconds()));
+				this.profile.cycles, CYCLE.toSeconds(), took.toSeconds()));
 		report.add("observed slots " + from + " .. " + to + ": " + slotsObserved + " (job, slot) pairs");
 		report.add("runs: " + runs.size() + " (unfinished, i.e. killed mid-run: " + unfinished
 				+ "; ended with lease invalid: " + invalidRuns + ")");
@@ -561,6 +720,7 @@ class ClusterProofTests {
 		}
 		excused.forEach((fault, missed) -> report.add("  " + fault + ": " + missed.size() + " " + missed));
 		this.faults.forEach((fault) -> report.add("fault: " + fault.name + " " + fault.start + " .. " + fault.end));
+		this.restarts.forEach((restart) -> report.add("store restart: " + restart));
 		report.add("ledger writes delayed (retried; time on the database's clock derived from the node's clock): "
 				+ "starts " + runs.stream().filter(Run::dbStartedDerived).count() + ", ends "
 				+ runs.stream().filter(Run::dbEndedDerived).count());
@@ -658,15 +818,34 @@ class ClusterProofTests {
 		}
 	}
 
+	private static void deleteRecursively(Path directory) throws IOException {
+		if (!Files.exists(directory)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(directory)) {
+			for (Path path : paths.sorted(Collections.reverseOrder()).toList()) {
+				Files.delete(path);
+			}
+		}
+	}
+
 	private static void log(String format, Object... args) {
 		System.out.println("[cluster-proof] " + String.format(Locale.ROOT, format, args));
 	}
 
 	/**
+	 * Send one command to the harness's Redis server and read its reply.
+	 */
+	private Object redis(String... args) throws IOException {
+		return redis(this.redisServer.port, args);
+	}
+
+	/**
 	 * Send one command to Redis and read its reply (RESP2).
 	 */
-	private static Object redis(String... args) throws IOException {
-		try (Socket socket = new Socket("127.0.0.1", 6379)) {
+	private static Object redis(int port, String... args) throws IOException {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
 			socket.setSoTimeout(10000);
 			StringBuilder command = new StringBuilder("*" + args.length + "\r\n");
 			for (String arg : args) {
@@ -738,6 +917,93 @@ class ClusterProofTests {
 	private interface SqlWork<T> {
 
 		T apply(Connection connection) throws SQLException;
+
+	}
+
+	/**
+	 * A {@code redis-server} of the harness's own: bound to 127.0.0.1 on a free port, its
+	 * data in a directory of the run, with durable persistence (AOF, fsync on every
+	 * write, no RDB snapshots), so that a {@code kill -9} loses no acknowledged write.
+	 */
+	private static final class RedisServer {
+
+		private final Path binary;
+
+		private final int port;
+
+		private final Path directory;
+
+		private final Path log;
+
+		private Process process;
+
+		RedisServer(Path binary, int port, Path directory, Path log) {
+			this.binary = binary;
+			this.port = port;
+			this.directory = directory;
+			this.log = log;
+		}
+
+		void start() throws IOException {
+			List<String> command = List.of(this.binary.toString(), "--port", String.valueOf(this.port), "--bind",
+					"127.0.0.1", "--dir", this.directory.toString(), "--appendonly", "yes", "--appendfsync", "always",
+					"--save", "", "--daemonize", "no", "--logfile", "");
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.log.toFile()))
+				.start();
+		}
+
+		/**
+		 * Poll until the server answers {@code PING} (not while it loads its AOF).
+		 * @return when it answered
+		 */
+		Instant awaitAnswering() throws IOException {
+			AtomicReference<Instant> answered = new AtomicReference<>();
+			try {
+				Awaitility.await()
+					.atMost(STORE_BACK)
+					.pollDelay(Duration.ZERO)
+					.pollInterval(Duration.ofMillis(10))
+					.until(() -> {
+						if (!this.process.isAlive()) {
+							throw new AssertionError("redis-server exited with " + this.process.exitValue() + ":\n"
+									+ Files.readString(this.log));
+						}
+						try {
+							if ("PONG".equals(redis(this.port, "PING"))) {
+								answered.set(Instant.now());
+								return true;
+							}
+						}
+						catch (IOException ex) {
+							// not listening yet, or still loading
+						}
+						return false;
+					});
+			}
+			catch (ConditionTimeoutException ex) {
+				throw new AssertionError("redis-server on port " + this.port + " did not answer within " + STORE_BACK
+						+ ":\n" + Files.readString(this.log), ex);
+			}
+			return answered.get();
+		}
+
+		/**
+		 * A crash: SIGKILL, no shutdown.
+		 */
+		void kill() throws InterruptedException {
+			this.process.destroyForcibly();
+			this.process.waitFor();
+		}
+
+		void stop() throws InterruptedException {
+			if (this.process != null && this.process.isAlive()) {
+				this.process.destroy();
+				if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+					kill();
+				}
+			}
+		}
 
 	}
 
