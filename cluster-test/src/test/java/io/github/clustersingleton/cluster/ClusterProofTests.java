@@ -405,16 +405,21 @@ class ClusterProofTests {
 	/**
 	 * Restart the lease store, while a node runs a job. Redis: {@code kill -9} of the
 	 * harness's own {@code redis-server}, down for {@link #STORE_DOWN}, then started
-	 * again on the same port and directory (it reloads its AOF). PostgreSQL: every
-	 * connection of this run's nodes (lease store and ledger) is terminated, again and
-	 * again for {@link #STORE_DOWN}.
+	 * again on the same port and directory (it reloads its AOF). PostgreSQL: a restart of
+	 * the cluster ({@code pg_ctlcluster restart -m immediate}) when
+	 * {@code cluster.proof.pg-restart} is on and it works; otherwise every connection of
+	 * this run's nodes (lease store and ledger) is terminated, again and again for
+	 * {@link #STORE_DOWN}.
 	 */
 	private void storeRestart() throws Exception {
 		// each restart starts while a job runs: its lease renewal and release, and its
 		// ledger writes, meet the restart
 		if ("jdbc".equals(this.backend)) {
 			awaitNodeInRun();
-			terminateRunConnections("the harness does not restart the shared server");
+			String fallback = this.profile.pgRestart ? restartPostgres() : "-Dcluster.proof.pg-restart=false";
+			if (fallback != null) {
+				terminateRunConnections(fallback);
+			}
 			return;
 		}
 		Map<String, Long> fencesBefore = fences();
@@ -461,9 +466,130 @@ class ClusterProofTests {
 	}
 
 	/**
-	 * The store restart of PostgreSQL: terminate every connection of this run's nodes,
-	 * lease store and ledger, again and again for {@link #STORE_DOWN}, as a restart does
-	 * to its clients.
+	 * Restart the PostgreSQL cluster ({@code pg_ctlcluster restart -m immediate}),
+	 * polling it meanwhile: the fault ends when the server accepts a connection again
+	 * after it went down (not when the command returns, which takes longer).
+	 * @return why it was not restarted, or {@code null} when it was
+	 */
+	private String restartPostgres() throws Exception {
+		Path pgCtlCluster = findOnPath("pg_ctlcluster");
+		if (pgCtlCluster == null) {
+			return "pg_ctlcluster not on the PATH";
+		}
+		File[] versions = new File("/etc/postgresql").listFiles(File::isDirectory);
+		if (versions == null || versions.length != 1) {
+			return "not exactly one cluster version under /etc/postgresql";
+		}
+		String version = versions[0].getName();
+		Instant at = Instant.now();
+		Process restart = pgCtlCluster(pgCtlCluster, version, "restart", "-m", "immediate");
+		AtomicReference<Instant> down = new AtomicReference<>();
+		AtomicReference<Instant> answered = new AtomicReference<>();
+		try {
+			Awaitility.await()
+				.atMost(STORE_BACK)
+				.pollDelay(Duration.ZERO)
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> {
+					boolean accepts = acceptsConnections();
+					if (!accepts) {
+						down.compareAndSet(null, Instant.now());
+						return !restart.isAlive() && restart.exitValue() != 0;
+					}
+					if (down.get() != null) {
+						answered.set(Instant.now());
+						return true;
+					}
+					// the command failed without stopping the server
+					return !restart.isAlive() && restart.exitValue() != 0;
+				});
+		}
+		catch (ConditionTimeoutException ex) {
+			log("PostgreSQL did not go down and come back within %s", STORE_BACK);
+		}
+		int exit = restart.waitFor(STORE_BACK.toSeconds(), TimeUnit.SECONDS) ? restart.exitValue() : -1;
+		Instant commandDone = Instant.now();
+		if (!restart.isAlive() && exit == 0 && answered.get() != null) {
+			this.faults.add(new Fault("store restart (PostgreSQL " + version + "/main restart -m immediate)", at,
+					answered.get()));
+			this.restarts.add(String.format(Locale.ROOT,
+					"PostgreSQL %s/main restarted with pg_ctlcluster restart -m immediate at %s: first refused "
+							+ "connection after %d ms, accepting connections again %d ms after the start of the "
+							+ "restart (down for %d ms); the command itself took %d ms",
+					version, at, Duration.between(at, down.get()).toMillis(),
+					Duration.between(at, answered.get()).toMillis(),
+					Duration.between(down.get(), answered.get()).toMillis(),
+					Duration.between(at, commandDone).toMillis()));
+			log("store restart: PostgreSQL %s/main restarted at %s, accepting connections at %s", version, at,
+					answered.get());
+			return null;
+		}
+		restart.destroyForcibly();
+		Instant back = awaitPostgres();
+		if (back == null) {
+			log("PostgreSQL did not come back after the failed restart: starting it");
+			pgCtlCluster(pgCtlCluster, version, "start").waitFor(STORE_BACK.toSeconds(), TimeUnit.SECONDS);
+			back = awaitPostgres();
+			assertThat(back).as("PostgreSQL accepting connections after pg_ctlcluster start").isNotNull();
+		}
+		if (down.get() != null) {
+			// whatever it did to the server counts as a fault
+			this.faults.add(new Fault("failed PostgreSQL restart", at, back));
+		}
+		return "pg_ctlcluster " + version + " main restart failed (exit code " + exit + ", see "
+				+ this.logDirectory.resolve("pg_ctlcluster.log") + ")";
+	}
+
+	private Process pgCtlCluster(Path pgCtlCluster, String version, String... action) throws IOException {
+		List<String> command = new ArrayList<>(
+				List.of(pgCtlCluster.toString(), "--skip-systemctl-redirect", version, "main"));
+		command.addAll(List.of(action));
+		File log = this.logDirectory.resolve("pg_ctlcluster.log").toFile();
+		return new ProcessBuilder(command).redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(log))
+			.start();
+	}
+
+	private static boolean acceptsConnections() {
+		try (Connection connection = connect(POSTGRES + LEASE_DATABASE, "harness");
+				Statement statement = connection.createStatement()) {
+			statement.execute("SELECT 1");
+			return true;
+		}
+		catch (SQLException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Poll until PostgreSQL accepts a connection to the lease database.
+	 * @return when it did, or {@code null} if it did not within {@link #STORE_BACK}
+	 */
+	private static Instant awaitPostgres() {
+		AtomicReference<Instant> answered = new AtomicReference<>();
+		try {
+			Awaitility.await()
+				.atMost(STORE_BACK)
+				.pollDelay(Duration.ZERO)
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> {
+					if (acceptsConnections()) {
+						answered.set(Instant.now());
+						return true;
+					}
+					return false;
+				});
+		}
+		catch (ConditionTimeoutException ex) {
+			return null;
+		}
+		return answered.get();
+	}
+
+	/**
+	 * The fallback of the PostgreSQL restart: terminate every connection of this run's
+	 * nodes, lease store and ledger, again and again for {@link #STORE_DOWN}, as a
+	 * restart does to its clients.
 	 */
 	private void terminateRunConnections(String why) throws Exception {
 		Instant at = Instant.now();
@@ -483,12 +609,12 @@ class ClusterProofTests {
 			}
 		}
 		Instant end = Instant.now();
-		this.faults.add(new Fault("store restart (connections terminated)", at, end));
+		this.faults.add(new Fault("store restart fallback (connections terminated)", at, end));
 		this.restarts.add(String.format(Locale.ROOT,
-				"PostgreSQL not restarted (%s): %d connections of this run's nodes (lease store and "
+				"PostgreSQL not restarted (%s): fallback, %d connections of this run's nodes (lease store and "
 						+ "ledger) terminated from %s for %d ms",
 				why, killed, at, Duration.between(at, end).toMillis()));
-		log("store restart (%s): terminated %d connections of this run's nodes", why, killed);
+		log("store restart fallback (%s): terminated %d connections of this run's nodes", why, killed);
 	}
 
 	private Node awaitNodeInRun() throws Exception {
@@ -702,9 +828,10 @@ class ClusterProofTests {
 		int excusedCount = excused.values().stream().mapToInt(List::size).sum();
 		report.add(String.format(Locale.ROOT,
 				"cluster proof, backend %s, profile %s: %d nodes (offsets %s ms), "
-						+ "%d jobs every second, lease TTL %s, %d cycle(s) of %d s, took %d s",
+						+ "%d jobs every second, lease TTL %s, %d cycle(s) of %d s, took %d s%s",
 				this.backend, this.profile.name, this.profile.nodes, offsets(), this.profile.jobs, TTL,
-				this.profile.cycles, CYCLE.toSeconds(), took.toSeconds()));
+				this.profile.cycles, CYCLE.toSeconds(), took.toSeconds(),
+				"jdbc".equals(this.backend) ? ", pg-restart " + this.profile.pgRestart : ""));
 		report.add("observed slots " + from + " .. " + to + ": " + slotsObserved + " (job, slot) pairs");
 		report.add("runs: " + runs.size() + " (unfinished, i.e. killed mid-run: " + unfinished
 				+ "; ended with lease invalid: " + invalidRuns + ")");
@@ -902,13 +1029,22 @@ class ClusterProofTests {
 		return line.toString();
 	}
 
-	private record Profile(String name, int nodes, int jobs, int cycles) {
+	/**
+	 * The profile: how many nodes, jobs and cycles, and whether the store restart of the
+	 * JDBC backend restarts the PostgreSQL cluster ({@code cluster.proof.pg-restart}, by
+	 * default on for the long profile only: the short one runs in the default build and
+	 * must not restart the machine's shared server).
+	 */
+	private record Profile(String name, int nodes, int jobs, int cycles, boolean pgRestart) {
 
 		static Profile current() {
 			String name = System.getProperty("cluster.proof.profile", "short");
-			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10) : new Profile("short", 3, 10, 1);
+			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10, true)
+					: new Profile("short", 3, 10, 1, false);
 			int cycles = Integer.getInteger("cluster.proof.cycles", profile.cycles);
-			return new Profile(profile.name, profile.nodes, profile.jobs, cycles);
+			String pgRestart = System.getProperty("cluster.proof.pg-restart", "");
+			return new Profile(profile.name, profile.nodes, profile.jobs, cycles,
+					pgRestart.isBlank() ? profile.pgRestart : Boolean.parseBoolean(pgRestart.trim()));
 		}
 
 	}
