@@ -16,9 +16,13 @@
 
 package io.github.clustersingleton.cluster;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,8 +47,13 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import io.github.clustersingleton.cluster.node.NodeApplication;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -53,11 +62,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The cluster proof: starts several node JVMs ({@link NodeApplication}) with skewed
- * clocks against one real lease store (PostgreSQL or Redis), injects faults (kill -9,
- * SIGSTOP longer than the lease TTL, a store outage) and checks the ledger every run
- * writes: at most one run per job and slot, no missed slot outside the fault windows,
- * strictly increasing fencing tokens, and a stale, lease-invalid run after the pause.
- * {@code -Dcluster.proof.profile=long} runs the long profile (see docs/reliability.md).
+ * clocks against one real lease store (PostgreSQL, or a Redis server of its own), injects
+ * faults (kill -9, a join, SIGSTOP longer than the lease TTL, a store outage, a store
+ * restart) and checks the ledger every run writes: at most one run per job and slot, no
+ * missed slot outside the fault windows, strictly increasing fencing tokens, and a stale,
+ * lease-invalid run after the pause. {@code -Dcluster.proof.profile=long} runs the long
+ * profile (see docs/reliability.md).
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -83,7 +93,16 @@ class ClusterProofTests {
 
 	private static final Duration BORROW_THRESHOLD = Duration.ofMillis(100);
 
-	private static final Duration CYCLE = Duration.ofSeconds(60);
+	/** How long the Redis server stays down after its kill -9 in the store restart. */
+	private static final Duration STORE_DOWN = Duration.ofSeconds(2);
+
+	/** How long a restarted store may take to answer again. */
+	private static final Duration STORE_BACK = Duration.ofSeconds(60);
+
+	/** How long a harness query is retried while the ledger's server is away. */
+	private static final Duration LEDGER_RETRY = Duration.ofSeconds(60);
+
+	private static final Duration CYCLE = Duration.ofSeconds(70);
 
 	private final Profile profile = Profile.current();
 
@@ -97,6 +116,16 @@ class ClusterProofTests {
 
 	/** For each paused run, the moment of the SIGSTOP on its node's clock. */
 	private final Map<Long, Instant> stopTimes = new HashMap<>();
+
+	/** One line per store restart, for the report. */
+	private final List<String> restarts = new ArrayList<>();
+
+	/** Failures seen during a store restart, reported with the ledger's. */
+	private final List<String> restartFailures = new ArrayList<>();
+
+	private RedisServer redisServer;
+
+	private Path redisDirectory;
 
 	private String runId;
 
@@ -117,26 +146,32 @@ class ClusterProofTests {
 			log("kept the ledger rows of run_id %s for inspection", this.runId);
 		}
 		else if (this.runId != null) {
-			try (Connection ledger = ledger();
-					PreparedStatement delete = ledger.prepareStatement("DELETE FROM cluster_ledger WHERE run_id = ?")) {
-				delete.setString(1, this.runId);
-				delete.executeUpdate();
-			}
-			if ("jdbc".equals(this.backend)) {
-				try (Connection leases = connect(POSTGRES + LEASE_DATABASE, "harness");
-						PreparedStatement delete = leases
-							.prepareStatement("DELETE FROM cluster_singleton_lease WHERE name LIKE ?")) {
-					delete.setString(1, this.runId + "-%");
-					delete.executeUpdate();
+			inLedger((ledger) -> {
+				try (PreparedStatement delete = ledger
+					.prepareStatement("DELETE FROM cluster_ledger WHERE run_id = ?")) {
+					delete.setString(1, this.runId);
+					return delete.executeUpdate();
 				}
+			});
+			if ("jdbc".equals(this.backend)) {
+				retrying(POSTGRES + LEASE_DATABASE, "harness", (leases) -> {
+					try (PreparedStatement delete = leases
+						.prepareStatement("DELETE FROM cluster_singleton_lease WHERE name LIKE ?")) {
+						delete.setString(1, this.runId + "-%");
+						return delete.executeUpdate();
+					}
+				});
+			}
+		}
+		// the Redis server is the harness's own: it goes, with its data unless the run
+		// failed
+		if (this.redisServer != null) {
+			this.redisServer.stop();
+			if (!this.keepLedger) {
+				deleteRecursively(this.redisDirectory);
 			}
 			else {
-				Object keys = redis("KEYS", "{cluster-singleton:" + this.runId + "-*");
-				if (keys instanceof List<?> list) {
-					for (Object key : list) {
-						redis("DEL", (String) key);
-					}
-				}
+				log("kept the Redis data directory %s for inspection", this.redisDirectory.toAbsolutePath());
 			}
 		}
 	}
@@ -175,6 +210,8 @@ class ClusterProofTests {
 			pauseNodeInRun();
 			sleepUntil(cycleStart.plusSeconds(42));
 			outage();
+			sleepUntil(cycleStart.plusSeconds(55));
+			storeRestart();
 			sleepUntil(cycleStart.plus(CYCLE).minusSeconds(2));
 		}
 		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
@@ -208,6 +245,15 @@ class ClusterProofTests {
 					+ "ended_at TIMESTAMPTZ, lease_valid_at_end BOOLEAN, "
 					+ "db_started TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), db_ended TIMESTAMPTZ)");
 			statement.execute("CREATE INDEX IF NOT EXISTS cluster_ledger_run ON cluster_ledger (run_id, node)");
+			// added for the store restart: a retried insert must not record a run twice,
+			// and a delayed write says that its start or end is not on the database's
+			// clock
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_key VARCHAR(120)");
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_started_derived BOOLEAN "
+					+ "NOT NULL DEFAULT false");
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_ended_derived BOOLEAN "
+					+ "NOT NULL DEFAULT false");
+			statement.execute("CREATE UNIQUE INDEX IF NOT EXISTS cluster_ledger_run_key ON cluster_ledger (run_key)");
 			if ("jdbc".equals(this.backend)) {
 				try (ResultSet result = statement
 					.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + LEASE_DATABASE + "'")) {
@@ -218,7 +264,44 @@ class ClusterProofTests {
 			}
 		}
 		if (!"jdbc".equals(this.backend)) {
+			// a Redis server of the harness's own, which it can kill and restart without
+			// touching the machine's Redis
+			this.redisDirectory = Path.of("target", "cluster-proof-redis", this.runId).toAbsolutePath();
+			Files.createDirectories(this.redisDirectory);
+			this.redisServer = new RedisServer(findRedisServer(), freePort(), this.redisDirectory,
+					this.logDirectory.resolve("redis-server.log").toAbsolutePath());
+			this.redisServer.start();
+			Instant answered = this.redisServer.awaitAnswering();
 			assertThat(redis("PING")).isEqualTo("PONG");
+			assertThat(redis("CONFIG", "GET", "appendfsync")).isEqualTo(List.of("appendfsync", "always"));
+			log("started %s on 127.0.0.1:%d (pid %d), data in %s, answering at %s", this.redisServer.binary,
+					this.redisServer.port, this.redisServer.process.pid(), this.redisDirectory, answered);
+		}
+	}
+
+	private static Path findRedisServer() {
+		Path binary = findOnPath("redis-server");
+		if (binary == null) {
+			throw new AssertionError("redis-server not found on the PATH (" + System.getenv("PATH") + "). The Redis "
+					+ "backend of the cluster proof starts, kills and restarts a Redis server of its own. Install "
+					+ "it (Debian/Ubuntu: apt-get install redis-server) or run only the JDBC backend: "
+					+ "-Dcluster.proof.backends=jdbc");
+		}
+		return binary;
+	}
+
+	private static Path findOnPath(String name) {
+		return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+			.filter((directory) -> !directory.isEmpty())
+			.map((directory) -> Path.of(directory, name))
+			.filter(Files::isExecutable)
+			.findFirst()
+			.orElse(null);
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
 		}
 	}
 
@@ -231,13 +314,15 @@ class ClusterProofTests {
 				"--cluster-singleton.backend=" + this.backend,
 				"--node.executor-log-level=" + System.getProperty("cluster.proof.node-log-level", "INFO")));
 		if ("jdbc".equals(this.backend)) {
-			command.add("--spring.datasource.url=" + POSTGRES + LEASE_DATABASE);
+			// the fallback of the store restart terminates this run's connections by name
+			command
+				.add("--spring.datasource.url=" + POSTGRES + LEASE_DATABASE + "?ApplicationName=lease-" + this.runId);
 			command.add("--spring.datasource.username=postgres");
 			command.add("--cluster-singleton.jdbc.initialize-schema=always");
 		}
 		else {
 			command.add("--spring.data.redis.host=127.0.0.1");
-			command.add("--spring.data.redis.port=6379");
+			command.add("--spring.data.redis.port=" + this.redisServer.port);
 			command.add("--spring.autoconfigure.exclude="
 					+ "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration");
 		}
@@ -317,22 +402,242 @@ class ClusterProofTests {
 		this.faults.add(new Fault("store outage", at, at.plus(OUTAGE)));
 	}
 
+	/**
+	 * Restart the lease store, while a node runs a job. Redis: {@code kill -9} of the
+	 * harness's own {@code redis-server}, down for {@link #STORE_DOWN}, then started
+	 * again on the same port and directory (it reloads its AOF). PostgreSQL: a restart of
+	 * the cluster ({@code pg_ctlcluster restart -m immediate}) when
+	 * {@code cluster.proof.pg-restart} is on and it works; otherwise every connection of
+	 * this run's nodes (lease store and ledger) is terminated, again and again for
+	 * {@link #STORE_DOWN}.
+	 */
+	private void storeRestart() throws Exception {
+		// each restart starts while a job runs: its lease renewal and release, and its
+		// ledger writes, meet the restart
+		if ("jdbc".equals(this.backend)) {
+			awaitNodeInRun();
+			String fallback = this.profile.pgRestart ? restartPostgres() : "-Dcluster.proof.pg-restart=false";
+			if (fallback != null) {
+				terminateRunConnections(fallback);
+			}
+			return;
+		}
+		Map<String, Long> fencesBefore = fences();
+		awaitNodeInRun();
+		Instant at = Instant.now();
+		this.redisServer.kill();
+		Thread.sleep(STORE_DOWN.toMillis());
+		Instant restarting = Instant.now();
+		this.redisServer.start();
+		Instant answered = this.redisServer.awaitAnswering();
+		Map<String, Long> fencesAfter = fences();
+		this.faults.add(new Fault("store restart (redis-server kill -9, restart)", at, answered));
+		List<String> lost = new ArrayList<>();
+		fencesBefore.forEach((key, before) -> {
+			Long after = fencesAfter.get(key);
+			if (after == null || after < before) {
+				lost.add(key + " fence " + before + " before the kill, " + after + " after the restart");
+			}
+		});
+		if (!lost.isEmpty()) {
+			this.restartFailures.add("fencing counters lost in the Redis restart: " + lost);
+		}
+		this.restarts.add(String.format(Locale.ROOT,
+				"redis-server kill -9 at %s, down %d ms, answering PING %d ms after the start (%d ms after the "
+						+ "kill); fence counters of %d jobs read before the kill, %d kept after the AOF reload",
+				at, Duration.between(at, restarting).toMillis(), Duration.between(restarting, answered).toMillis(),
+				Duration.between(at, answered).toMillis(), fencesBefore.size(), fencesBefore.size() - lost.size()));
+		log("store restart: redis-server killed at %s, answering again at %s", at, answered);
+	}
+
+	/**
+	 * The fence counter of every job of this run, by meta key.
+	 */
+	private Map<String, Long> fences() throws IOException {
+		Map<String, Long> fences = new TreeMap<>();
+		for (int i = 0; i < this.profile.jobs; i++) {
+			String key = String.format(Locale.ROOT, "{cluster-singleton:%s-job%02d}:meta", this.runId, i);
+			Object fence = redis("HGET", key, "fence");
+			if (fence != null) {
+				fences.put(key, Long.parseLong((String) fence));
+			}
+		}
+		return fences;
+	}
+
+	/**
+	 * Restart the PostgreSQL cluster ({@code pg_ctlcluster restart -m immediate}),
+	 * polling it meanwhile: the fault ends when the server accepts a connection again
+	 * after it went down (not when the command returns, which takes longer).
+	 * @return why it was not restarted, or {@code null} when it was
+	 */
+	private String restartPostgres() throws Exception {
+		Path pgCtlCluster = findOnPath("pg_ctlcluster");
+		if (pgCtlCluster == null) {
+			return "pg_ctlcluster not on the PATH";
+		}
+		File[] versions = new File("/etc/postgresql").listFiles(File::isDirectory);
+		if (versions == null || versions.length != 1) {
+			return "not exactly one cluster version under /etc/postgresql";
+		}
+		String version = versions[0].getName();
+		Instant at = Instant.now();
+		Process restart = pgCtlCluster(pgCtlCluster, version, "restart", "-m", "immediate");
+		AtomicReference<Instant> down = new AtomicReference<>();
+		AtomicReference<Instant> answered = new AtomicReference<>();
+		try {
+			Awaitility.await()
+				.atMost(STORE_BACK)
+				.pollDelay(Duration.ZERO)
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> {
+					boolean accepts = acceptsConnections();
+					if (!accepts) {
+						down.compareAndSet(null, Instant.now());
+						return !restart.isAlive() && restart.exitValue() != 0;
+					}
+					if (down.get() != null) {
+						answered.set(Instant.now());
+						return true;
+					}
+					// the command failed without stopping the server
+					return !restart.isAlive() && restart.exitValue() != 0;
+				});
+		}
+		catch (ConditionTimeoutException ex) {
+			log("PostgreSQL did not go down and come back within %s", STORE_BACK);
+		}
+		int exit = restart.waitFor(STORE_BACK.toSeconds(), TimeUnit.SECONDS) ? restart.exitValue() : -1;
+		Instant commandDone = Instant.now();
+		if (!restart.isAlive() && exit == 0 && answered.get() != null) {
+			this.faults.add(new Fault("store restart (PostgreSQL " + version + "/main restart -m immediate)", at,
+					answered.get()));
+			this.restarts.add(String.format(Locale.ROOT,
+					"PostgreSQL %s/main restarted with pg_ctlcluster restart -m immediate at %s: first refused "
+							+ "connection after %d ms, accepting connections again %d ms after the start of the "
+							+ "restart (down for %d ms); the command itself took %d ms",
+					version, at, Duration.between(at, down.get()).toMillis(),
+					Duration.between(at, answered.get()).toMillis(),
+					Duration.between(down.get(), answered.get()).toMillis(),
+					Duration.between(at, commandDone).toMillis()));
+			log("store restart: PostgreSQL %s/main restarted at %s, accepting connections at %s", version, at,
+					answered.get());
+			return null;
+		}
+		restart.destroyForcibly();
+		Instant back = awaitPostgres();
+		if (back == null) {
+			log("PostgreSQL did not come back after the failed restart: starting it");
+			pgCtlCluster(pgCtlCluster, version, "start").waitFor(STORE_BACK.toSeconds(), TimeUnit.SECONDS);
+			back = awaitPostgres();
+			assertThat(back).as("PostgreSQL accepting connections after pg_ctlcluster start").isNotNull();
+		}
+		if (down.get() != null) {
+			// whatever it did to the server counts as a fault
+			this.faults.add(new Fault("failed PostgreSQL restart", at, back));
+		}
+		return "pg_ctlcluster " + version + " main restart failed (exit code " + exit + ", see "
+				+ this.logDirectory.resolve("pg_ctlcluster.log") + ")";
+	}
+
+	private Process pgCtlCluster(Path pgCtlCluster, String version, String... action) throws IOException {
+		List<String> command = new ArrayList<>(
+				List.of(pgCtlCluster.toString(), "--skip-systemctl-redirect", version, "main"));
+		command.addAll(List.of(action));
+		File log = this.logDirectory.resolve("pg_ctlcluster.log").toFile();
+		return new ProcessBuilder(command).redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(log))
+			.start();
+	}
+
+	private static boolean acceptsConnections() {
+		try (Connection connection = connect(POSTGRES + LEASE_DATABASE, "harness");
+				Statement statement = connection.createStatement()) {
+			statement.execute("SELECT 1");
+			return true;
+		}
+		catch (SQLException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Poll until PostgreSQL accepts a connection to the lease database.
+	 * @return when it did, or {@code null} if it did not within {@link #STORE_BACK}
+	 */
+	private static Instant awaitPostgres() {
+		AtomicReference<Instant> answered = new AtomicReference<>();
+		try {
+			Awaitility.await()
+				.atMost(STORE_BACK)
+				.pollDelay(Duration.ZERO)
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> {
+					if (acceptsConnections()) {
+						answered.set(Instant.now());
+						return true;
+					}
+					return false;
+				});
+		}
+		catch (ConditionTimeoutException ex) {
+			return null;
+		}
+		return answered.get();
+	}
+
+	/**
+	 * The fallback of the PostgreSQL restart: terminate every connection of this run's
+	 * nodes, lease store and ledger, again and again for {@link #STORE_DOWN}, as a
+	 * restart does to its clients.
+	 */
+	private void terminateRunConnections(String why) throws Exception {
+		Instant at = Instant.now();
+		int killed = 0;
+		try (Connection connection = connect(LEDGER_URL, "harness");
+				PreparedStatement terminate = connection
+					.prepareStatement("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+							+ "WHERE application_name IN (?, ?) AND pid <> pg_backend_pid()")) {
+			terminate.setString(1, "lease-" + this.runId);
+			terminate.setString(2, "ledger-" + this.runId);
+			while (Instant.now().isBefore(at.plus(STORE_DOWN))) {
+				try (ResultSet result = terminate.executeQuery()) {
+					result.next();
+					killed += result.getInt(1);
+				}
+				Thread.sleep(100);
+			}
+		}
+		Instant end = Instant.now();
+		this.faults.add(new Fault("store restart fallback (connections terminated)", at, end));
+		this.restarts.add(String.format(Locale.ROOT,
+				"PostgreSQL not restarted (%s): fallback, %d connections of this run's nodes (lease store and "
+						+ "ledger) terminated from %s for %d ms",
+				why, killed, at, Duration.between(at, end).toMillis()));
+		log("store restart fallback (%s): terminated %d connections of this run's nodes", why, killed);
+	}
+
 	private Node awaitNodeInRun() throws Exception {
 		Instant deadline = Instant.now().plusSeconds(30);
 		while (Instant.now().isBefore(deadline)) {
-			try (Connection ledger = ledger();
-					PreparedStatement query = ledger
-						.prepareStatement("SELECT node FROM cluster_ledger WHERE run_id = ? AND ended_at IS NULL "
-								+ "AND db_started > clock_timestamp() - interval '5 seconds' ORDER BY id DESC")) {
-				query.setString(1, this.runId);
-				try (ResultSet result = query.executeQuery()) {
-					while (result.next()) {
-						String id = result.getString(1);
-						for (Node node : this.nodes) {
-							if (node.id.equals(id) && !node.dead) {
-								return node;
-							}
+			List<String> running = inLedger((ledger) -> {
+				try (PreparedStatement query = ledger
+					.prepareStatement("SELECT node FROM cluster_ledger WHERE run_id = ? AND ended_at IS NULL "
+							+ "AND db_started > clock_timestamp() - interval '5 seconds' ORDER BY id DESC")) {
+					query.setString(1, this.runId);
+					List<String> ids = new ArrayList<>();
+					try (ResultSet result = query.executeQuery()) {
+						while (result.next()) {
+							ids.add(result.getString(1));
 						}
+					}
+					return ids;
+				}
+			});
+			for (String id : running) {
+				for (Node node : this.nodes) {
+					if (node.id.equals(id) && !node.dead) {
+						return node;
 					}
 				}
 			}
@@ -341,51 +646,57 @@ class ClusterProofTests {
 		throw new AssertionError("no live node ran a job for 30 s");
 	}
 
-	private List<Long> openRuns(Node node) throws SQLException {
-		try (Connection ledger = ledger();
-				PreparedStatement query = ledger.prepareStatement(
-						"SELECT id FROM cluster_ledger WHERE run_id = ? AND node = ? AND ended_at IS NULL ORDER BY id")) {
-			query.setString(1, this.runId);
-			query.setString(2, node.id);
-			List<Long> ids = new ArrayList<>();
-			try (ResultSet result = query.executeQuery()) {
-				while (result.next()) {
-					ids.add(result.getLong(1));
+	private List<Long> openRuns(Node node) throws Exception {
+		return inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement(
+					"SELECT id FROM cluster_ledger WHERE run_id = ? AND node = ? AND ended_at IS NULL ORDER BY id")) {
+				query.setString(1, this.runId);
+				query.setString(2, node.id);
+				List<Long> ids = new ArrayList<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						ids.add(result.getLong(1));
+					}
 				}
+				return ids;
 			}
-			return ids;
-		}
+		});
 	}
 
-	private String jobOf(long id) throws SQLException {
-		try (Connection ledger = ledger();
-				PreparedStatement query = ledger.prepareStatement("SELECT job FROM cluster_ledger WHERE id = ?")) {
-			query.setLong(1, id);
-			try (ResultSet result = query.executeQuery()) {
-				result.next();
-				return result.getString(1);
+	private String jobOf(long id) throws Exception {
+		return inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement("SELECT job FROM cluster_ledger WHERE id = ?")) {
+				query.setLong(1, id);
+				try (ResultSet result = query.executeQuery()) {
+					result.next();
+					return result.getString(1);
+				}
 			}
-		}
+		});
 	}
 
 	private void check(Instant from, Instant to, Duration took) throws Exception {
-		List<Run> runs = new ArrayList<>();
-		try (Connection ledger = ledger();
-				PreparedStatement query = ledger.prepareStatement(
-						"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
-								+ "ended_at " + "FROM cluster_ledger WHERE run_id = ? ORDER BY id")) {
-			query.setString(1, this.runId);
-			try (ResultSet result = query.executeQuery()) {
-				while (result.next()) {
-					runs.add(new Run(result.getLong(1), result.getString(2), instant(result.getTimestamp(3)),
-							result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
-							instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
-							instant(result.getTimestamp(9)), instant(result.getTimestamp(10))));
+		List<Run> runs = inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement(
+					"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
+							+ "ended_at, db_started_derived, db_ended_derived FROM cluster_ledger WHERE run_id = ? "
+							+ "ORDER BY id")) {
+				query.setString(1, this.runId);
+				List<Run> rows = new ArrayList<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						rows.add(new Run(result.getLong(1), result.getString(2), instant(result.getTimestamp(3)),
+								result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
+								instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
+								instant(result.getTimestamp(9)), instant(result.getTimestamp(10)),
+								result.getBoolean(11), result.getBoolean(12)));
+					}
 				}
+				return rows;
 			}
-		}
+		});
 		List<String> report = new ArrayList<>();
-		List<String> failures = new ArrayList<>();
+		List<String> failures = new ArrayList<>(this.restartFailures);
 		Map<String, TreeMap<Instant, List<Run>>> byJob = new TreeMap<>();
 		for (Run run : runs) {
 			assertThat(run.slot).as("slot of run %s", run.id).isNotNull();
@@ -517,9 +828,10 @@ class ClusterProofTests {
 		int excusedCount = excused.values().stream().mapToInt(List::size).sum();
 		report.add(String.format(Locale.ROOT,
 				"cluster proof, backend %s, profile %s: %d nodes (offsets %s ms), "
-						+ "%d jobs every second, lease TTL %s, %d cycle(s), took %d s",
+						+ "%d jobs every second, lease TTL %s, %d cycle(s) of %d s, took %d s%s",
 				this.backend, this.profile.name, this.profile.nodes, offsets(), this.profile.jobs, TTL,
-				this.profile.cycles, took.toSeconds()));
+				this.profile.cycles, CYCLE.toSeconds(), took.toSeconds(),
+				"jdbc".equals(this.backend) ? ", pg-restart " + this.profile.pgRestart : ""));
 		report.add("observed slots " + from + " .. " + to + ": " + slotsObserved + " (job, slot) pairs");
 		report.add("runs: " + runs.size() + " (unfinished, i.e. killed mid-run: " + unfinished
 				+ "; ended with lease invalid: " + invalidRuns + ")");
@@ -535,6 +847,10 @@ class ClusterProofTests {
 		}
 		excused.forEach((fault, missed) -> report.add("  " + fault + ": " + missed.size() + " " + missed));
 		this.faults.forEach((fault) -> report.add("fault: " + fault.name + " " + fault.start + " .. " + fault.end));
+		this.restarts.forEach((restart) -> report.add("store restart: " + restart));
+		report.add("ledger writes delayed (retried; time on the database's clock derived from the node's clock): "
+				+ "starts " + runs.stream().filter(Run::dbStartedDerived).count() + ", ends "
+				+ runs.stream().filter(Run::dbEndedDerived).count());
 		List<Long> sorted = new ArrayList<>(takeovers);
 		Collections.sort(sorted);
 		report.add("takeover after kill -9 (ms, first run of a held job by another node): " + sorted + (sorted.isEmpty()
@@ -594,7 +910,50 @@ class ClusterProofTests {
 		Properties properties = new Properties();
 		properties.setProperty("user", "postgres");
 		properties.setProperty("ApplicationName", applicationName);
+		// a restarting server fails a query rather than hanging it: it is retried
+		properties.setProperty("connectTimeout", "5");
+		properties.setProperty("socketTimeout", "60");
 		return DriverManager.getConnection(url, properties);
+	}
+
+	/**
+	 * Run some work on a new ledger connection, retried while the server is away (a
+	 * PostgreSQL restart), for at most {@link #LEDGER_RETRY}.
+	 */
+	private static <T> T inLedger(SqlWork<T> work) throws SQLException, InterruptedException {
+		return retrying(LEDGER_URL, "ledger", work);
+	}
+
+	private static <T> T retrying(String url, String applicationName, SqlWork<T> work)
+			throws SQLException, InterruptedException {
+		Instant deadline = Instant.now().plus(LEDGER_RETRY);
+		boolean logged = false;
+		while (true) {
+			try (Connection connection = connect(url, applicationName)) {
+				return work.apply(connection);
+			}
+			catch (SQLException ex) {
+				if (Instant.now().isAfter(deadline)) {
+					throw ex;
+				}
+				if (!logged) {
+					log("query failed, retrying for up to %s: %s", LEDGER_RETRY, ex);
+					logged = true;
+				}
+				Thread.sleep(200);
+			}
+		}
+	}
+
+	private static void deleteRecursively(Path directory) throws IOException {
+		if (!Files.exists(directory)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(directory)) {
+			for (Path path : paths.sorted(Collections.reverseOrder()).toList()) {
+				Files.delete(path);
+			}
+		}
 	}
 
 	private static void log(String format, Object... args) {
@@ -602,10 +961,18 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * Send one command to the harness's Redis server and read its reply.
+	 */
+	private Object redis(String... args) throws IOException {
+		return redis(this.redisServer.port, args);
+	}
+
+	/**
 	 * Send one command to Redis and read its reply (RESP2).
 	 */
-	private static Object redis(String... args) throws IOException {
-		try (Socket socket = new Socket("127.0.0.1", 6379)) {
+	private static Object redis(int port, String... args) throws IOException {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
 			socket.setSoTimeout(10000);
 			StringBuilder command = new StringBuilder("*" + args.length + "\r\n");
 			for (String arg : args) {
@@ -662,13 +1029,116 @@ class ClusterProofTests {
 		return line.toString();
 	}
 
-	private record Profile(String name, int nodes, int jobs, int cycles) {
+	/**
+	 * The profile: how many nodes, jobs and cycles, and whether the store restart of the
+	 * JDBC backend restarts the PostgreSQL cluster ({@code cluster.proof.pg-restart}, by
+	 * default on for the long profile only: the short one runs in the default build and
+	 * must not restart the machine's shared server).
+	 */
+	private record Profile(String name, int nodes, int jobs, int cycles, boolean pgRestart) {
 
 		static Profile current() {
 			String name = System.getProperty("cluster.proof.profile", "short");
-			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10) : new Profile("short", 3, 10, 1);
+			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10, true)
+					: new Profile("short", 3, 10, 1, false);
 			int cycles = Integer.getInteger("cluster.proof.cycles", profile.cycles);
-			return new Profile(profile.name, profile.nodes, profile.jobs, cycles);
+			String pgRestart = System.getProperty("cluster.proof.pg-restart", "");
+			return new Profile(profile.name, profile.nodes, profile.jobs, cycles,
+					pgRestart.isBlank() ? profile.pgRestart : Boolean.parseBoolean(pgRestart.trim()));
+		}
+
+	}
+
+	@FunctionalInterface
+	private interface SqlWork<T> {
+
+		T apply(Connection connection) throws SQLException;
+
+	}
+
+	/**
+	 * A {@code redis-server} of the harness's own: bound to 127.0.0.1 on a free port, its
+	 * data in a directory of the run, with durable persistence (AOF, fsync on every
+	 * write, no RDB snapshots), so that a {@code kill -9} loses no acknowledged write.
+	 */
+	private static final class RedisServer {
+
+		private final Path binary;
+
+		private final int port;
+
+		private final Path directory;
+
+		private final Path log;
+
+		private Process process;
+
+		RedisServer(Path binary, int port, Path directory, Path log) {
+			this.binary = binary;
+			this.port = port;
+			this.directory = directory;
+			this.log = log;
+		}
+
+		void start() throws IOException {
+			List<String> command = List.of(this.binary.toString(), "--port", String.valueOf(this.port), "--bind",
+					"127.0.0.1", "--dir", this.directory.toString(), "--appendonly", "yes", "--appendfsync", "always",
+					"--save", "", "--daemonize", "no", "--logfile", "");
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.log.toFile()))
+				.start();
+		}
+
+		/**
+		 * Poll until the server answers {@code PING} (not while it loads its AOF).
+		 * @return when it answered
+		 */
+		Instant awaitAnswering() throws IOException {
+			AtomicReference<Instant> answered = new AtomicReference<>();
+			try {
+				Awaitility.await()
+					.atMost(STORE_BACK)
+					.pollDelay(Duration.ZERO)
+					.pollInterval(Duration.ofMillis(10))
+					.until(() -> {
+						if (!this.process.isAlive()) {
+							throw new AssertionError("redis-server exited with " + this.process.exitValue() + ":\n"
+									+ Files.readString(this.log));
+						}
+						try {
+							if ("PONG".equals(redis(this.port, "PING"))) {
+								answered.set(Instant.now());
+								return true;
+							}
+						}
+						catch (IOException ex) {
+							// not listening yet, or still loading
+						}
+						return false;
+					});
+			}
+			catch (ConditionTimeoutException ex) {
+				throw new AssertionError("redis-server on port " + this.port + " did not answer within " + STORE_BACK
+						+ ":\n" + Files.readString(this.log), ex);
+			}
+			return answered.get();
+		}
+
+		/**
+		 * A crash: SIGKILL, no shutdown.
+		 */
+		void kill() throws InterruptedException {
+			this.process.destroyForcibly();
+			this.process.waitFor();
+		}
+
+		void stop() throws InterruptedException {
+			if (this.process != null && this.process.isAlive()) {
+				this.process.destroy();
+				if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+					kill();
+				}
+			}
 		}
 
 	}
@@ -680,7 +1150,8 @@ class ClusterProofTests {
 	}
 
 	private record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid,
-			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt) {
+			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt, boolean dbStartedDerived,
+			boolean dbEndedDerived) {
 
 		/**
 		 * Whether this run started well before its slot on its node's clock: a trigger

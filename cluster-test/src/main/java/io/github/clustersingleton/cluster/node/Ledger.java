@@ -23,28 +23,56 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.clustersingleton.ClusterSingletonContext;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
  * Records every run in the {@code cluster_ledger} table through plain JDBC connections,
  * independent of the lease store: a row when the run starts, completed when it ends.
+ * <p>
+ * The ledger lives on the same PostgreSQL server as the JDBC lease store, so it must
+ * survive a restart of that server: no ledger write is ever dropped. Each write is tried
+ * once from the run's thread; when that fails, it goes to a backlog that one writer
+ * thread retries, in order, until it succeeds (and that is drained when the node shuts
+ * down). The database's clock is only used for a write that succeeds on its first try
+ * ({@code db_started} / {@code db_ended} = {@code clock_timestamp()}); a delayed write
+ * stores the node's clock minus the node's known offset instead (the same host's clock)
+ * and sets {@code db_started_derived} / {@code db_ended_derived}. Inserts carry a unique
+ * {@code run_key}, so an insert retried after a commit whose answer was lost does not
+ * record the run twice.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 @Component
-public class Ledger {
+public class Ledger implements DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(Ledger.class);
+
+	private static final Duration RETRY_DELAY = Duration.ofMillis(200);
+
+	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
+
+	private static final String INSERT = "INSERT INTO cluster_ledger (run_key, run_id, job, slot, node, fencing_token, "
+			+ "started_at, db_started, db_started_derived) VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, clock_timestamp()), ?) "
+			+ "ON CONFLICT (run_key) DO UPDATE SET run_key = EXCLUDED.run_key RETURNING id";
+
+	private static final String UPDATE = "UPDATE cluster_ledger SET ended_at = ?, lease_valid_at_end = ?, "
+			+ "db_ended = COALESCE(?, clock_timestamp()), db_ended_derived = ? WHERE id = ?";
 
 	private final String url;
 
@@ -54,19 +82,36 @@ public class Ledger {
 
 	private final Clock clock;
 
+	private final Duration clockOffset;
+
 	private final int minSleepMillis;
 
 	private final int maxSleepMillis;
 
+	private final AtomicLong sequence = new AtomicLong();
+
+	private final BlockingQueue<Runnable> backlog = new LinkedBlockingQueue<>();
+
+	private final AtomicLong delayedWrites = new AtomicLong();
+
+	private final Thread writer;
+
+	private volatile boolean writing;
+
 	public Ledger(@Value("${node.ledger-url}") String url, @Value("${node.run-id}") String runId,
-			@Value("${node.id}") String nodeId, @Value("${node.min-sleep-ms:50}") int minSleepMillis,
-			@Value("${node.max-sleep-ms:300}") int maxSleepMillis, Clock clock) {
+			@Value("${node.id}") String nodeId, @Value("${node.clock-offset-ms:0}") long clockOffsetMillis,
+			@Value("${node.min-sleep-ms:50}") int minSleepMillis, @Value("${node.max-sleep-ms:300}") int maxSleepMillis,
+			Clock clock) {
 		this.url = url;
 		this.runId = runId;
 		this.nodeId = nodeId;
 		this.clock = clock;
+		this.clockOffset = Duration.ofMillis(clockOffsetMillis);
 		this.minSleepMillis = minSleepMillis;
 		this.maxSleepMillis = maxSleepMillis;
+		this.writer = new Thread(this::writeBacklog, "ledger-writer");
+		this.writer.setDaemon(true);
+		this.writer.start();
 	}
 
 	/**
@@ -74,9 +119,11 @@ public class Ledger {
 	 * the lease was still valid.
 	 */
 	void run() {
-		ClusterSingletonContext run = ClusterSingletonContext.current();
-		Instant startedAt = this.clock.instant();
-		long id = start(run, startedAt);
+		ClusterSingletonContext context = ClusterSingletonContext.current();
+		Entry entry = new Entry(this.runId + "/" + this.nodeId + "/" + this.sequence.incrementAndGet(),
+				context.jobName(), context.slot().map(Timestamp::from).orElse(null), context.fencingToken(),
+				this.clock.instant());
+		start(entry);
 		try {
 			Thread.sleep(ThreadLocalRandom.current().nextInt(this.minSleepMillis, this.maxSleepMillis + 1));
 		}
@@ -85,55 +132,150 @@ public class Ledger {
 			Thread.currentThread().interrupt();
 		}
 		Instant endedAt = this.clock.instant();
-		boolean valid = run.isLeaseValid();
+		boolean valid = context.isLeaseValid();
 		// the row is completed later: a node paused right here reports its lease as it
 		// was before the pause
-		end(id, endedAt, valid);
+		end(entry, endedAt, valid);
 	}
 
-	private long start(ClusterSingletonContext run, Instant startedAt) {
-		try (Connection connection = connect();
-				PreparedStatement statement = connection
-					.prepareStatement("INSERT INTO cluster_ledger (run_id, job, slot, node, fencing_token, started_at) "
-							+ "VALUES (?, ?, ?, ?, ?, ?) RETURNING id")) {
-			statement.setString(1, this.runId);
-			statement.setString(2, run.jobName());
-			statement.setTimestamp(3, run.slot().map(Timestamp::from).orElse(null));
-			statement.setString(4, this.nodeId);
-			statement.setLong(5, run.fencingToken());
-			statement.setTimestamp(6, Timestamp.from(startedAt));
-			try (ResultSet result = statement.executeQuery()) {
-				result.next();
-				return result.getLong(1);
+	private void start(Entry entry) {
+		if (this.backlog.isEmpty() && !this.writing) {
+			try {
+				insert(entry, null);
+				return;
+			}
+			catch (SQLException ex) {
+				logger.warn("Could not record the start of " + entry.job + " (" + entry.key
+						+ "); retrying in the background: " + ex);
 			}
 		}
-		catch (SQLException ex) {
-			logger.error("Could not record the start of " + run.jobName(), ex);
-			return -1;
+		// the start on the database's clock would be the moment of the delayed insert:
+		// take the node's clock minus its offset instead (same host)
+		Timestamp derived = Timestamp.from(entry.startedAt.minus(this.clockOffset));
+		entry.delayed = true;
+		defer(() -> insert(entry, derived));
+	}
+
+	private void end(Entry entry, Instant endedAt, boolean valid) {
+		if (!entry.delayed) {
+			try {
+				update(entry, endedAt, valid, null);
+				return;
+			}
+			catch (SQLException ex) {
+				logger.warn("Could not record the end of " + entry.job + " (" + entry.key
+						+ "); retrying in the background: " + ex);
+			}
+		}
+		Timestamp derived = Timestamp.from(endedAt.minus(this.clockOffset));
+		defer(() -> update(entry, endedAt, valid, derived));
+	}
+
+	private void insert(Entry entry, Timestamp dbStarted) throws SQLException {
+		try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(INSERT)) {
+			statement.setString(1, entry.key);
+			statement.setString(2, this.runId);
+			statement.setString(3, entry.job);
+			statement.setTimestamp(4, entry.slot);
+			statement.setString(5, this.nodeId);
+			statement.setLong(6, entry.token);
+			statement.setTimestamp(7, Timestamp.from(entry.startedAt));
+			statement.setTimestamp(8, dbStarted);
+			statement.setBoolean(9, dbStarted != null);
+			try (ResultSet result = statement.executeQuery()) {
+				result.next();
+				entry.id = result.getLong(1);
+			}
 		}
 	}
 
-	private void end(long id, Instant endedAt, boolean valid) {
-		if (id < 0) {
-			return;
-		}
-		try (Connection connection = connect();
-				PreparedStatement statement = connection.prepareStatement("UPDATE cluster_ledger SET ended_at = ?, "
-						+ "lease_valid_at_end = ?, db_ended = clock_timestamp() WHERE id = ?")) {
+	private void update(Entry entry, Instant endedAt, boolean valid, Timestamp dbEnded) throws SQLException {
+		try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(UPDATE)) {
 			statement.setTimestamp(1, Timestamp.from(endedAt));
 			statement.setBoolean(2, valid);
-			statement.setLong(3, id);
-			statement.executeUpdate();
+			statement.setTimestamp(3, dbEnded);
+			statement.setBoolean(4, dbEnded != null);
+			statement.setLong(5, entry.id);
+			if (statement.executeUpdate() != 1) {
+				throw new SQLException("ledger row " + entry.id + " (" + entry.key + ") not found");
+			}
 		}
-		catch (SQLException ex) {
-			logger.error("Could not record the end of run " + id, ex);
+	}
+
+	private void defer(LedgerWrite write) {
+		this.delayedWrites.incrementAndGet();
+		this.backlog.add(() -> {
+			boolean warned = false;
+			while (true) {
+				try {
+					write.run();
+					return;
+				}
+				catch (SQLException ex) {
+					if (!warned) {
+						logger.warn(
+								"Ledger write still failing, retrying every " + RETRY_DELAY.toMillis() + " ms: " + ex);
+						warned = true;
+					}
+				}
+				try {
+					Thread.sleep(RETRY_DELAY.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					logger.error("Ledger writer interrupted: a ledger write is lost");
+					return;
+				}
+			}
+		});
+	}
+
+	private void writeBacklog() {
+		while (!Thread.currentThread().isInterrupted()) {
+			try {
+				Runnable write = this.backlog.poll(1, TimeUnit.SECONDS);
+				if (write != null) {
+					this.writing = true;
+					try {
+						write.run();
+					}
+					finally {
+						this.writing = false;
+					}
+				}
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
 		}
+	}
+
+	/**
+	 * Wait until the backlog of delayed ledger writes is written, at most a minute.
+	 */
+	@Override
+	public void destroy() throws InterruptedException {
+		long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+		while ((!this.backlog.isEmpty() || this.writing) && System.nanoTime() < deadline) {
+			Thread.sleep(50);
+		}
+		if (!this.backlog.isEmpty() || this.writing) {
+			logger.error(
+					"Ledger backlog not written within " + DRAIN_TIMEOUT + ": " + this.backlog.size() + " writes lost");
+		}
+		else if (this.delayedWrites.get() > 0) {
+			logger.info("Ledger: " + this.delayedWrites.get() + " delayed writes, all written");
+		}
+		this.writer.interrupt();
 	}
 
 	private Connection connect() throws SQLException {
 		Properties properties = new Properties();
 		properties.setProperty("user", "postgres");
-		properties.setProperty("ApplicationName", "ledger");
+		properties.setProperty("ApplicationName", "ledger-" + this.runId);
+		// a restarting server must not hang a write: fail it, and it is retried
+		properties.setProperty("connectTimeout", "2");
+		properties.setProperty("socketTimeout", "10");
 		// an interrupt must not break the ledger write of a run that lost its lease
 		boolean interrupted = Thread.interrupted();
 		try {
@@ -144,6 +286,47 @@ public class Ledger {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/**
+	 * A ledger write that may fail.
+	 */
+	@FunctionalInterface
+	private interface LedgerWrite {
+
+		void run() throws SQLException;
+
+	}
+
+	/**
+	 * One run's ledger row.
+	 */
+	private static final class Entry {
+
+		private final String key;
+
+		private final String job;
+
+		private final Timestamp slot;
+
+		private final long token;
+
+		private final Instant startedAt;
+
+		/** The row's id, once inserted. */
+		private volatile long id = -1;
+
+		/** Whether the insert went to the backlog: the end must follow it there. */
+		private volatile boolean delayed;
+
+		Entry(String key, String job, Timestamp slot, long token, Instant startedAt) {
+			this.key = key;
+			this.job = job;
+			this.slot = slot;
+			this.token = token;
+			this.startedAt = startedAt;
+		}
+
 	}
 
 }
