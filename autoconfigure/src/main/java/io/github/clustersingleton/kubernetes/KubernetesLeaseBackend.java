@@ -52,6 +52,7 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialRenewalException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -140,6 +141,18 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	private static final int CONFLICT_ATTEMPTS = 3;
 
+	private static final long MIN_REQUEST_TIMEOUT_MILLIS = 250;
+
+	private static final long MAX_REQUEST_TIMEOUT_MILLIS = 10_000;
+
+	/**
+	 * Fencing tokens of a Lease start at its {@code creationTimestamp} (API server time,
+	 * whole seconds) times this, so that a Lease deleted and created again still hands
+	 * out tokens above every earlier one (unless a job was acquired a million times per
+	 * second of its Lease's life).
+	 */
+	static final long FENCING_TOKENS_PER_SECOND = 1_000_000;
+
 	private static final Log logger = LogFactory.getLog(KubernetesLeaseBackend.class);
 
 	private static final AtomicInteger threadCounter = new AtomicInteger();
@@ -150,13 +163,18 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final String leasePrefix;
 
+	private final Duration leaseTtl;
+
 	private final Clock clock;
 
 	private final LongSupplier nanoTime;
 
 	private final int renewalConcurrency;
 
-	/** Per Lease name: the version this node saw last, and since when. */
+	/**
+	 * Per Lease name: the lease record (holder, token, renewal, duration) this node saw
+	 * last, and since when.
+	 */
 	private final Map<String, Observation> observations = new ConcurrentHashMap<>();
 
 	/** Per lease token: the Lease as this node last wrote it, for renewal and release. */
@@ -171,32 +189,32 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * Create a new instance with the {@link #DEFAULT_LEASE_PREFIX default prefix}.
 	 * @param client the Kubernetes client
 	 * @param namespace the namespace of the Leases
-	 * @param requestTimeout the timeout of each request (one lease TTL is a good choice)
+	 * @param leaseTtl the application's lease TTL ({@code cluster-singleton.lease-ttl})
 	 * @param clock the clock of the {@code acquireTime} and {@code renewTime} fields
 	 */
-	public KubernetesLeaseBackend(KubernetesClient client, String namespace, Duration requestTimeout, Clock clock) {
-		this(client, namespace, DEFAULT_LEASE_PREFIX, requestTimeout, clock, DEFAULT_RENEWAL_CONCURRENCY,
-				System::nanoTime);
+	public KubernetesLeaseBackend(KubernetesClient client, String namespace, Duration leaseTtl, Clock clock) {
+		this(client, namespace, DEFAULT_LEASE_PREFIX, leaseTtl, clock, DEFAULT_RENEWAL_CONCURRENCY, System::nanoTime);
 	}
 
 	/**
 	 * Create a new instance.
 	 * @param client the Kubernetes client; requests go through a client derived from it
-	 * with the given timeout and no automatic retries
+	 * with a {@link #requestTimeout(Duration) timeout} that fits the lease TTL and no
+	 * automatic retries
 	 * @param namespace the namespace of the Leases
 	 * @param leasePrefix the prefix of every Lease name
-	 * @param requestTimeout the timeout of each request (one lease TTL is a good choice)
+	 * @param leaseTtl the application's lease TTL ({@code cluster-singleton.lease-ttl}):
+	 * sets the request timeout, and the duration assumed for a Lease that has none
 	 * @param clock the clock of the {@code acquireTime} and {@code renewTime} fields
 	 * @param renewalConcurrency the most renewals in flight at once
 	 * @param nanoTime the monotonic clock expiry is measured with
 	 * @throws IllegalArgumentException when the namespace or prefix is not usable
 	 */
-	public KubernetesLeaseBackend(KubernetesClient client, String namespace, String leasePrefix,
-			Duration requestTimeout, Clock clock, int renewalConcurrency, LongSupplier nanoTime) {
+	public KubernetesLeaseBackend(KubernetesClient client, String namespace, String leasePrefix, Duration leaseTtl,
+			Clock clock, int renewalConcurrency, LongSupplier nanoTime) {
 		Assert.notNull(client, "'client' must not be null");
 		Assert.isTrue(namespace != null && !namespace.isBlank(), "Kubernetes namespace must not be empty");
-		Assert.isTrue(requestTimeout != null && !requestTimeout.isNegative() && !requestTimeout.isZero(),
-				"'requestTimeout' must be positive");
+		Assert.isTrue(leaseTtl != null && !leaseTtl.isNegative() && !leaseTtl.isZero(), "'leaseTtl' must be positive");
 		Assert.notNull(clock, "'clock' must not be null");
 		Assert.isTrue(renewalConcurrency > 0, "'renewalConcurrency' must be positive");
 		Assert.notNull(nanoTime, "'nanoTime' must not be null");
@@ -204,11 +222,12 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.client = client
 			.newClient(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
 				.withRequestRetryBackoffLimit(0)
-				.withRequestTimeout((int) Math.min(Integer.MAX_VALUE, requestTimeout.toMillis()))
+				.withRequestTimeout((int) requestTimeout(leaseTtl).toMillis())
 				.build())
 			.adapt(KubernetesClient.class);
 		this.namespace = namespace;
 		this.leasePrefix = leasePrefix;
+		this.leaseTtl = leaseTtl;
 		this.clock = clock;
 		this.renewalConcurrency = renewalConcurrency;
 		this.nanoTime = nanoTime;
@@ -217,6 +236,20 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	@Override
 	public String id() {
 		return "kubernetes";
+	}
+
+	/**
+	 * Return the timeout of each request for a lease TTL: a sixth of it, between
+	 * {@value #MIN_REQUEST_TIMEOUT_MILLIS} ms and {@value #MAX_REQUEST_TIMEOUT_MILLIS}
+	 * ms. An acquisition is a read and a write, and the client may add up to the timeout
+	 * again for the response, so even a slow acquisition ends well inside one TTL and a
+	 * renewal inside one watchdog tick (a third of the TTL).
+	 * @param leaseTtl the lease TTL
+	 * @return the request timeout
+	 */
+	public static Duration requestTimeout(Duration leaseTtl) {
+		long millis = leaseTtl.toMillis() / 6;
+		return Duration.ofMillis(Math.max(MIN_REQUEST_TIMEOUT_MILLIS, Math.min(MAX_REQUEST_TIMEOUT_MILLIS, millis)));
 	}
 
 	/**
@@ -303,7 +336,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			return AcquireResult.held(holder);
 		}
 		long fencingToken = fencingToken(current) + 1;
-		ZonedDateTime now = now();
+		ZonedDateTime now = now(current);
 		LeaseSpec spec = current.getSpec();
 		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
 		Lease next = new LeaseBuilder(current).editMetadata()
@@ -344,7 +377,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.withNamespace(this.namespace)
 			.addToLabels(MANAGED_BY_LABEL, "cluster-singleton")
 			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
-			.addToAnnotations(FENCING_TOKEN_ANNOTATION, "1")
 			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
 			.endMetadata()
 			.withNewSpec()
@@ -360,8 +392,11 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 		try {
 			Lease created = this.client.leases().inNamespace(this.namespace).resource(lease).create();
+			observe(name, created);
 			remember(created, request, sent);
-			return AcquireResult.acquired(1);
+			// no fencing-token annotation yet: this first token comes from the API
+			// server's creation time, so that it exceeds the tokens of a deleted Lease
+			return AcquireResult.acquired(fencingToken(created));
 		}
 		catch (KubernetesClientException ex) {
 			if (isConflict(ex)) {
@@ -395,19 +430,26 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			futures.add(executor.submit(() -> renewOne(lease, ttl)));
 		}
 		// every renewal runs to its end even when another fails, so that the API server
-		// keeps those leases; the engine, told of the failure, retries them all
+		// keeps those leases; a failure is reported with what did succeed
 		Set<String> renewed = new HashSet<>();
+		Set<String> lost = new HashSet<>();
 		RuntimeException failure = null;
-		boolean interrupted = false;
 		for (int i = 0; i < futures.size(); i++) {
+			String token = distinct.get(i).leaseToken();
 			try {
 				if (futures.get(i).get()) {
-					renewed.add(distinct.get(i).leaseToken());
+					renewed.add(token);
+				}
+				else {
+					lost.add(token);
 				}
 			}
 			catch (InterruptedException ex) {
-				interrupted = true;
-				i--;
+				// shutting down: stop waiting, and leave the rest in doubt
+				futures.forEach((future) -> future.cancel(true));
+				Thread.currentThread().interrupt();
+				throw new PartialRenewalException(renewed, lost,
+						new IllegalStateException("Interrupted while renewing Kubernetes Leases", ex));
 			}
 			catch (ExecutionException ex) {
 				RuntimeException cause = (ex.getCause() instanceof RuntimeException runtime) ? runtime
@@ -420,11 +462,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				}
 			}
 		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
 		if (failure != null) {
-			throw failure;
+			throw new PartialRenewalException(renewed, lost, failure);
 		}
 		return renewed;
 	}
@@ -441,7 +480,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 					return false;
 				}
 			}
-			ZonedDateTime now = now();
+			ZonedDateTime now = now(base);
 			Lease next = new LeaseBuilder(base).editOrNewSpec()
 				.withRenewTime(now)
 				.withLeaseDurationSeconds(seconds(ttl))
@@ -460,6 +499,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				}
 				if (!isConflict(ex)) {
 					throw ex;
+				}
+				if (!this.held.containsKey(lease.leaseToken())) {
+					// released meanwhile: the release's write is the one to keep
+					return false;
 				}
 				// changed since this node wrote it: read it again and look whose it is
 				base = null;
@@ -487,12 +530,15 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			Duration remaining = remaining(base, known, lockAtLeastFor);
 			LeaseBuilder next = new LeaseBuilder(base);
 			if (remaining.isZero() || remaining.isNegative()) {
-				next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now()).endSpec();
+				next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now(base)).endSpec();
 				next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
 			}
 			else {
-				// keep the holder until acquisition + lockAtLeastFor, measured from now
-				next.editOrNewSpec().withRenewTime(now()).withLeaseDurationSeconds(seconds(remaining)).endSpec();
+				// keep the holder until acquisition + lockAtLeastFor, measured from now;
+				// without the lease token, so that no renewal still in flight for this
+				// run can extend it again
+				next.editOrNewSpec().withRenewTime(now(base)).withLeaseDurationSeconds(seconds(remaining)).endSpec();
+				next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
 			}
 			try {
 				update(next.build());
@@ -541,6 +587,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (lease == null) {
 			return Optional.empty();
 		}
+		checkJob(lease, jobName);
 		String holder = holder(lease);
 		LeaseSpec spec = lease.getSpec();
 		Instant acquiredAt = (spec != null && spec.getAcquireTime() != null) ? spec.getAcquireTime().toInstant() : null;
@@ -557,13 +604,17 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		String name = leaseName(jobName);
 		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
 			Lease lease = get(name);
-			if (lease == null || holder(lease) == null) {
+			if (lease == null) {
+				return false;
+			}
+			checkJob(lease, jobName);
+			if (holder(lease) == null) {
 				return false;
 			}
 			boolean live = isLive(name, lease);
 			Lease next = new LeaseBuilder(lease).editOrNewSpec()
 				.withHolderIdentity(null)
-				.withRenewTime(now())
+				.withRenewTime(now(lease))
 				.endSpec()
 				.editMetadata()
 				.removeFromAnnotations(LEASE_TOKEN_ANNOTATION)
@@ -626,23 +677,41 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	}
 
 	private void observe(String name, Lease lease) {
-		String version = lease.getMetadata().getResourceVersion();
+		String record = record(lease);
 		long now = this.nanoTime.getAsLong();
-		this.observations.compute(name, (key, seen) -> (seen != null && Objects.equals(seen.resourceVersion(), version))
-				? seen : new Observation(version, now));
+		this.observations.compute(name,
+				(key, seen) -> (seen != null && seen.record().equals(record)) ? seen : new Observation(record, now));
 	}
 
 	/**
-	 * Whether this node has seen the Lease's current version for less than its duration.
+	 * The part of a Lease whose change shows its holder is alive, as client-go compares
+	 * its leader election record: a label or annotation added by a person or a tool does
+	 * not restart anybody's wait, while every renewal does (each writes a later
+	 * {@code renewTime}).
+	 */
+	private static String record(Lease lease) {
+		LeaseSpec spec = lease.getSpec();
+		return String.join("|", String.valueOf((spec != null) ? spec.getHolderIdentity() : null),
+				String.valueOf(annotation(lease, LEASE_TOKEN_ANNOTATION)),
+				String.valueOf(annotation(lease, FENCING_TOKEN_ANNOTATION)),
+				String.valueOf((spec != null && spec.getRenewTime() != null) ? spec.getRenewTime().toInstant() : null),
+				String.valueOf((spec != null) ? spec.getLeaseDurationSeconds() : null));
+	}
+
+	/**
+	 * Whether this node has seen the Lease's current record for less than its duration. A
+	 * Lease without a usable duration (written by something else) gets this application's
+	 * lease TTL.
 	 */
 	private boolean isLive(String name, Lease lease) {
 		Observation seen = this.observations.get(name);
-		if (seen == null || !Objects.equals(seen.resourceVersion(), lease.getMetadata().getResourceVersion())) {
+		if (seen == null || !seen.record().equals(record(lease))) {
 			observe(name, lease);
 			return true;
 		}
 		Integer duration = (lease.getSpec() != null) ? lease.getSpec().getLeaseDurationSeconds() : null;
-		long durationNanos = TimeUnit.SECONDS.toNanos((duration != null) ? duration : 0);
+		long durationNanos = (duration != null && duration > 0) ? TimeUnit.SECONDS.toNanos(duration)
+				: this.leaseTtl.toNanos();
 		return this.nanoTime.getAsLong() - seen.observedAt() < durationNanos;
 	}
 
@@ -656,7 +725,13 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private void checkJob(Lease lease, String jobName) {
 		String owner = annotation(lease, JOB_NAME_ANNOTATION);
-		if (owner != null && !owner.equals(jobName)) {
+		if (owner == null) {
+			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
+					+ "' in namespace '" + this.namespace + "' was not created by cluster-singleton (it has no "
+					+ JOB_NAME_ANNOTATION + " annotation), so job '" + jobName + "' does not use it: it may be "
+					+ "another component's leader election. Choose another cluster-singleton.kubernetes.lease-prefix");
+		}
+		if (!owner.equals(jobName)) {
 			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
 					+ "' in namespace '" + this.namespace + "' belongs to job '" + owner + "', not to job '" + jobName
 					+ "': both names map to one Lease name. Rename one of the jobs, or give the applications "
@@ -686,10 +761,15 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 	}
 
+	/**
+	 * The Lease's last fencing token: its annotation, or, before the first write of one,
+	 * the token its creation handed out, derived from the API server's
+	 * {@code creationTimestamp}.
+	 */
 	private static long fencingToken(Lease lease) {
 		String value = annotation(lease, FENCING_TOKEN_ANNOTATION);
 		if (value == null) {
-			return 0;
+			return firstFencingToken(lease);
 		}
 		try {
 			return Long.parseLong(value.strip());
@@ -697,6 +777,19 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		catch (NumberFormatException ex) {
 			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
 					+ "' has an unreadable " + FENCING_TOKEN_ANNOTATION + " annotation '" + value + "'", ex);
+		}
+	}
+
+	private static long firstFencingToken(Lease lease) {
+		String created = lease.getMetadata().getCreationTimestamp();
+		if (created == null || created.isBlank()) {
+			return 1;
+		}
+		try {
+			return Math.max(1, Instant.parse(created.strip()).getEpochSecond() * FENCING_TOKENS_PER_SECOND);
+		}
+		catch (DateTimeParseException ex) {
+			return 1;
 		}
 	}
 
@@ -717,6 +810,17 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	private ZonedDateTime now() {
 		// MicroTime: the API server keeps microseconds
 		return ZonedDateTime.ofInstant(this.clock.instant().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+	}
+
+	/**
+	 * The time to write as the {@code renewTime} of a new version of a Lease: now, but
+	 * always after the Lease's current one, so that every write changes the record the
+	 * other nodes watch, even on a clock that stands still or steps back.
+	 */
+	private ZonedDateTime now(Lease current) {
+		ZonedDateTime now = now();
+		ZonedDateTime renewed = (current.getSpec() != null) ? current.getSpec().getRenewTime() : null;
+		return (renewed != null && !now.isAfter(renewed)) ? renewed.plus(1, ChronoUnit.MICROS) : now;
 	}
 
 	private static int seconds(Duration duration) {
@@ -759,7 +863,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				+ this.client.getMasterUrl() + "]";
 	}
 
-	private record Observation(@Nullable String resourceVersion, long observedAt) {
+	private record Observation(String record, long observedAt) {
 	}
 
 	private record Held(Lease lease, long acquiredAt) {

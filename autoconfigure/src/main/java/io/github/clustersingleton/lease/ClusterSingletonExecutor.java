@@ -207,6 +207,18 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private boolean run(JobDefinition job, HeldLease lease, long requested, Invocation invocation,
 			RunObserver.Run observed) throws Throwable {
+		Duration took = Duration.ofNanos(System.nanoTime() - requested);
+		if (took.compareTo(this.settings.leaseTtl()) >= 0) {
+			// the store answered so late that the lease may already have ended for the
+			// others: never run on it
+			releaseQuietly(lease, job);
+			IllegalStateException late = new IllegalStateException("the " + this.backend.id() + " lease store "
+					+ "granted the lease after " + took + ", at or past its TTL of " + this.settings.leaseTtl());
+			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(lease.slot()) + ": "
+					+ late.getMessage() + "; the next trigger tries again");
+			notify(() -> observed.stop("error", late));
+			return false;
+		}
 		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), requested,
 				this.settings.leaseTtl().toNanos());
 		this.running.add(run);
@@ -273,13 +285,24 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	private void release(ActiveRun run) {
+		release(run.lease(), run.job(), run.job().lockAtLeastFor());
+	}
+
+	/**
+	 * Give back a lease no run used, without keeping it for lockAtLeastFor.
+	 */
+	private void releaseQuietly(HeldLease lease, JobDefinition job) {
+		release(lease, job, Duration.ZERO);
+	}
+
+	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor) {
 		try {
-			this.backend.release(run.lease(), run.job().lockAtLeastFor());
+			this.backend.release(lease, lockAtLeastFor);
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
-			logger.warn("cluster-singleton could not release the lease of job '" + run.jobName() + "' (fencingToken="
-					+ run.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl() + ": " + ex,
+			logger.warn("cluster-singleton could not release the lease of job '" + job.name() + "' (fencingToken="
+					+ lease.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl() + ": " + ex,
 					logger.isDebugEnabled() ? ex : null);
 		}
 	}

@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.PartialRenewalException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -250,6 +251,23 @@ public final class LeaseWatchdog implements AutoCloseable {
 				}
 			}
 			notifyRenewal(leases, renewed.size(), took, null);
+		}
+		catch (PartialRenewalException ex) {
+			// the renewed leases are good for another TTL, the lost ones are gone, and
+			// the others are retried at the next tick, until their local deadline
+			long took = System.nanoTime() - sent;
+			for (ActiveRun run : batch) {
+				String token = run.lease().leaseToken();
+				if (ex.getRenewed().contains(token)) {
+					run.renewed(sent, this.ttlNanos);
+				}
+				else if (ex.getLost().contains(token) && this.runs.contains(run)) {
+					lose(run, "the store no longer holds this node's lease (it expired, was taken over or was "
+							+ "force-released)");
+				}
+			}
+			warnRenewalFailure(batch.size() - ex.getRenewed().size() - ex.getLost().size(), ex.getCause());
+			notifyRenewal(leases, ex.getRenewed().size(), took, ex);
 		}
 		catch (Throwable ex) {
 			long took = System.nanoTime() - sent;

@@ -43,6 +43,7 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseLostException;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialRenewalException;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CronSlotSchedule;
@@ -218,6 +219,46 @@ public abstract class AbstractLeaseEngineContractTests {
 		// takes over
 		AcquireResult other = awaitAcquired(request(job, "node-b"));
 		assertThat(other.fencingToken()).isGreaterThan(blocking.context().fencingToken());
+	}
+
+	@Test
+	void aPartialRenewalFailureCostsOnlyTheLeasesThatFailed() throws Exception {
+		String kept = jobName("partial-kept");
+		String failing = jobName("partial-failing");
+		FlakyBackend flaky = new FlakyBackend(backend());
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", flaky, Clock.systemUTC(), listener);
+		CountDownLatch bothStarted = new CountDownLatch(2);
+		CountDownLatch finish = new CountDownLatch(1);
+		Map<String, ClusterSingletonContext> contexts = new ConcurrentHashMap<>();
+		List<Future<Boolean>> runs = new ArrayList<>();
+		for (String job : List.of(kept, failing)) {
+			runs.add(submit(() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO),
+					(Instant) null, () -> {
+						contexts.put(job, ClusterSingletonContext.current());
+						bothStarted.countDown();
+						try {
+							return finish.await(30, TimeUnit.SECONDS);
+						}
+						catch (InterruptedException ex) {
+							// the failing run is interrupted when its lease is lost
+							return null;
+						}
+					})));
+		}
+		assertThat(bothStarted.await(10, TimeUnit.SECONDS)).isTrue();
+		flaky.failingJob = failing;
+		assertThat(runs.get(1).get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(contexts.get(failing).isLeaseValid()).isFalse();
+		assertThat(listener.lost).singleElement().asString().contains("no renewal succeeded");
+		// the other lease, renewed in the same calls, lives on for several TTLs
+		await().during(Duration.ofMillis(3 * TTL.toMillis()))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> contexts.get(kept).isLeaseValid());
+		finish.countDown();
+		assertThat(runs.get(0).get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(listener.outcomes).containsExactlyInAnyOrder(ClusterSingletonListener.RunOutcome.LEASE_LOST,
+				ClusterSingletonListener.RunOutcome.SUCCESS);
 	}
 
 	@Test
@@ -442,6 +483,9 @@ public abstract class AbstractLeaseEngineContractTests {
 
 		final AtomicBoolean failRenewals = new AtomicBoolean();
 
+		/** When set, only this job's renewals fail, reported as a partial failure. */
+		volatile @Nullable String failingJob;
+
 		private final LeaseBackend delegate;
 
 		FlakyBackend(LeaseBackend delegate) {
@@ -467,6 +511,13 @@ public abstract class AbstractLeaseEngineContractTests {
 		public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
 			if (this.failRenewals.get()) {
 				throw new IllegalStateException("store unreachable (simulated)");
+			}
+			String failing = this.failingJob;
+			if (failing != null) {
+				List<HeldLease> others = leases.stream().filter((lease) -> !lease.jobName().equals(failing)).toList();
+				Set<String> renewed = this.delegate.renew(others, ttl);
+				throw new PartialRenewalException(renewed, Set.of(),
+						new IllegalStateException("429 Too Many Requests (simulated)"));
 			}
 			return this.delegate.renew(leases, ttl);
 		}

@@ -22,8 +22,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -34,8 +32,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -56,8 +57,12 @@ import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -74,6 +79,7 @@ import static org.awaitility.Awaitility.await;
  *
  * @author cluster-singleton contributors
  */
+@ExtendWith(OutputCaptureExtension.class)
 class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 	private static final String NAMESPACE = "cluster-singleton-test";
@@ -188,8 +194,13 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(2);
 		assertThat(lease.getSpec().getAcquireTime()).isNotNull();
 		assertThat(lease.getSpec().getRenewTime()).isEqualTo(lease.getSpec().getAcquireTime());
+		// the first token comes from the API server's creation time, so that a Lease
+		// deleted and created again still hands out higher tokens
+		assertThat(held.fencingToken())
+			.isEqualTo(Instant.parse(lease.getMetadata().getCreationTimestamp()).getEpochSecond()
+					* KubernetesLeaseBackend.FENCING_TOKENS_PER_SECOND);
 		assertThat(lease.getMetadata().getAnnotations())
-			.containsEntry(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION, Long.toString(held.fencingToken()))
+			.doesNotContainKey(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION)
 			.containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION, slot.toString())
 			.containsEntry(KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION, request.leaseToken())
 			.containsEntry(KubernetesLeaseBackend.JOB_NAME_ANNOTATION, job);
@@ -199,9 +210,11 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		Lease released = lease(job);
 		assertThat(released.getSpec().getHolderIdentity()).isNull();
 		assertThat(released.getMetadata().getAnnotations())
-			.doesNotContainKey(KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION)
-			.containsEntry(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION, Long.toString(held.fencingToken()));
+			.doesNotContainKey(KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION);
 		HeldLease next = acquire(request(job, "node-b"));
+		assertThat(next.fencingToken()).isEqualTo(held.fencingToken() + 1);
+		assertThat(lease(job).getMetadata().getAnnotations())
+			.containsEntry(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION, Long.toString(next.fencingToken()));
 		assertThat(lease(job).getSpec().getLeaseTransitions()).isEqualTo(1);
 		this.backend.release(next, Duration.ZERO);
 	}
@@ -331,6 +344,127 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@Test
+	void aStaleWriteNeverOverwritesAnotherWriter() {
+		String job = jobName("stale-write");
+		HeldLease a = acquire(request(job, "node-a"));
+		// someone else writes the Lease after this node's last write (with the version
+		// they read): the renewal, based on this node's older version, must get 409
+		Lease theirs = new LeaseBuilder(lease(job)).editSpec().withHolderIdentity("intruder").endSpec().build();
+		this.client.leases().inNamespace(NAMESPACE).resource(theirs).update();
+		assertThat(this.backend.renew(List.of(a), LONG_TTL)).isEmpty();
+		this.backend.release(a, Duration.ZERO);
+		assertThat(lease(job).getSpec().getHolderIdentity()).isEqualTo("intruder");
+	}
+
+	@Test
+	void aReleaseKeptForLockAtLeastForCannotBeRenewedAgain() {
+		String job = jobName("kept-release");
+		HeldLease a = acquire(request(job, "node-a", SHORT_TTL, null));
+		this.backend.release(a, Duration.ofSeconds(30));
+		Lease kept = lease(job);
+		assertThat(kept.getSpec().getHolderIdentity()).isEqualTo("node-a");
+		assertThat(kept.getSpec().getLeaseDurationSeconds()).isBetween(29, 30);
+		// a renewal of the run that was still in flight when it ended must not shorten
+		// the hold back to the TTL
+		assertThat(this.backend.renew(List.of(a), SHORT_TTL)).isEmpty();
+		assertThat(lease(job).getSpec().getLeaseDurationSeconds()).isBetween(29, 30);
+		assertThat(this.backend.tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
+	}
+
+	@Test
+	void fencingTokensStillIncreaseAfterTheLeaseIsDeleted() {
+		String job = jobName("deleted");
+		HeldLease first = acquire(request(job, "node-a"));
+		this.backend.release(first, Duration.ZERO);
+		HeldLease second = acquire(request(job, "node-b"));
+		long created = Instant.parse(lease(job).getMetadata().getCreationTimestamp()).getEpochSecond();
+		// kubectl delete lease, while node-b holds it
+		this.client.leases().inNamespace(NAMESPACE).withName(this.backend.leaseName(job)).delete();
+		await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().getEpochSecond() > created);
+		HeldLease third = acquire(request(job, "node-c"));
+		assertThat(List.of(first.fencingToken(), second.fencingToken(), third.fencingToken())).isSorted()
+			.doesNotHaveDuplicates();
+		assertThat(this.backend.renew(List.of(second), LONG_TTL)).isEmpty();
+	}
+
+	@Test
+	void aLeaseWithoutDurationIsGivenTheConfiguredTtl() {
+		KubernetesLeaseBackend other = newBackend(Clock.systemUTC());
+		try {
+			String job = jobName("no-duration");
+			acquire(request(job, "node-a"));
+			Lease edited = new LeaseBuilder(lease(job)).editSpec().withLeaseDurationSeconds(null).endSpec().build();
+			this.client.leases().inNamespace(NAMESPACE).resource(edited).update();
+			assertThat(other.tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
+			// a second look at the same version: with a duration of 0 it would be taken
+			await().pollDelay(Duration.ofMillis(1100)).until(() -> true);
+			assertThat(other.tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
+		}
+		finally {
+			other.close();
+		}
+	}
+
+	@Test
+	void labelsAndAnnotationsOfOthersDoNotKeepADeadHoldersLeaseAlive() throws Exception {
+		KubernetesLeaseBackend other = newBackend(Clock.systemUTC());
+		ExecutorService labeler = Executors.newSingleThreadExecutor();
+		try {
+			String job = jobName("labels");
+			acquire(request(job, "node-a", SHORT_TTL, null));
+			assertThat(other.tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
+			long seen = System.nanoTime();
+			// a tool keeps labelling the Lease: every label is a new resourceVersion
+			labeler.submit(() -> {
+				for (int i = 0; i < 25 && !Thread.currentThread().isInterrupted(); i++) {
+					Lease labelled = new LeaseBuilder(lease(job)).editMetadata()
+						.addToLabels("touched", Integer.toString(i))
+						.endMetadata()
+						.build();
+					this.client.leases().inNamespace(NAMESPACE).resource(labelled).update();
+					Thread.sleep(100);
+				}
+				return null;
+			});
+			AcquireResult taken = awaitAcquired(other, request(job, "node-b"));
+			assertThat(taken.isAcquired()).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - seen)).isLessThan(Duration.ofMillis(2400));
+		}
+		finally {
+			labeler.shutdownNow();
+			other.close();
+		}
+	}
+
+	@Test
+	void aLeaseNotCreatedByClusterSingletonIsNeverTaken() {
+		String job = jobName("foreign");
+		Lease foreign = new LeaseBuilder().withNewMetadata()
+			.withName(this.backend.leaseName(job))
+			.withNamespace(NAMESPACE)
+			.endMetadata()
+			.withNewSpec()
+			.withHolderIdentity("other-component")
+			.withLeaseDurationSeconds(1)
+			.endSpec()
+			.build();
+		this.client.leases().inNamespace(NAMESPACE).resource(foreign).create();
+		await().pollDelay(Duration.ofMillis(1100)).until(() -> true);
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.backend.tryAcquire(request(job, "node-a")))
+			.withMessageContaining("not created by cluster-singleton")
+			.withMessageContaining("cluster-singleton.kubernetes.lease-prefix");
+		assertThat(lease(job).getSpec().getHolderIdentity()).isEqualTo("other-component");
+	}
+
+	@Test
+	void requestTimeoutFitsTheLeaseTtl() {
+		assertThat(KubernetesLeaseBackend.requestTimeout(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(KubernetesLeaseBackend.requestTimeout(Duration.ofSeconds(1))).isEqualTo(Duration.ofMillis(250));
+		assertThat(KubernetesLeaseBackend.requestTimeout(Duration.ofMinutes(10))).isEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
 	void jobNamesThatShareALeaseNameAreRejected() {
 		KubernetesLeaseBackend backend = newBackend(Clock.systemUTC());
 		try {
@@ -382,8 +516,9 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@Test
-	void unreachableServerAtStartupIsLoggedNotThrown() {
+	void unreachableServerAtStartupIsLoggedNotThrown(CapturedOutput output) {
 		this.unreachableBackend.initialize();
+		assertThat(output).contains("could not reach the Kubernetes API server").contains("Connection refused");
 	}
 
 	@Test

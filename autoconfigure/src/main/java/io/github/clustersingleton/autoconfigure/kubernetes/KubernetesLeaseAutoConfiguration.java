@@ -56,7 +56,7 @@ import org.springframework.core.env.Environment;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.cloud.kubernetes.fabric8.Fabric8AutoConfiguration")
 @ConditionalOnClass({ KubernetesClient.class, KubernetesClientBuilder.class })
 @ConditionalOnBooleanProperty(name = "cluster-singleton.enabled", matchIfMissing = true)
 @ConditionalOnLeaseBackend("kubernetes")
@@ -80,6 +80,7 @@ public final class KubernetesLeaseAutoConfiguration {
 	KubernetesLeaseBackend clusterSingletonKubernetesLeaseBackend(KubernetesClient client,
 			KubernetesLeaseProperties properties, ObjectProvider<Clock> clock, Environment environment) {
 		String namespace = namespace(properties.getNamespace(), SERVICE_ACCOUNT_NAMESPACE, client.getNamespace());
+		// bound (and checked) once more by the engine's properties
 		Duration ttl = Binder.get(environment)
 			.bind("cluster-singleton.lease-ttl", Duration.class)
 			.orElse(DEFAULT_LEASE_TTL);
