@@ -262,6 +262,25 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	@Test
+	void aLeaseGrantedAfterItsTtlIsGivenBackUnused() throws Throwable {
+		String job = jobName("late-grant");
+		FlakyBackend slow = new FlakyBackend(backend());
+		slow.acquireDelay = TTL.plusMillis(200);
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", slow, Clock.systemUTC(), listener);
+		AtomicBoolean ran = new AtomicBoolean();
+		boolean executed = node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null,
+				() -> {
+					ran.set(true);
+					return null;
+				});
+		assertThat(executed).isFalse();
+		assertThat(ran).isFalse();
+		// given back at once, not left to expire
+		assertThat(backend().tryAcquire(request(job, "node-b")).isAcquired()).isTrue();
+	}
+
+	@Test
 	void storeUnreachableAtTriggerSkipsTheRunWithoutThrowing() throws Throwable {
 		RecordingListener listener = new RecordingListener();
 		ClusterSingletonExecutor node = executor("node-a", unreachableBackend(), Clock.systemUTC(), listener);
@@ -483,6 +502,9 @@ public abstract class AbstractLeaseEngineContractTests {
 
 		final AtomicBoolean failRenewals = new AtomicBoolean();
 
+		/** How long the store takes to answer an acquisition. */
+		volatile Duration acquireDelay = Duration.ZERO;
+
 		/** When set, only this job's renewals fail, reported as a partial failure. */
 		volatile @Nullable String failingJob;
 
@@ -504,7 +526,16 @@ public abstract class AbstractLeaseEngineContractTests {
 
 		@Override
 		public AcquireResult tryAcquire(LeaseRequest request) {
-			return this.delegate.tryAcquire(request);
+			AcquireResult result = this.delegate.tryAcquire(request);
+			if (!this.acquireDelay.isZero()) {
+				try {
+					Thread.sleep(this.acquireDelay.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return result;
 		}
 
 		@Override
