@@ -127,13 +127,25 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		this.renewSuffix = " AND expires_at > " + now;
 		this.selectLivePrefix = "SELECT lease_token FROM " + table + " WHERE ";
 		this.selectLiveSuffix = this.renewSuffix;
+		// a released lease no longer carries its token: a renewal sent before the
+		// release that reaches the row after it (or waited for its row lock) cannot
+		// extend it again
 		this.releaseSql = "UPDATE " + table + " SET expires_at = GREATEST(" + plusMillis("acquired_at") + ", " + now
-				+ ") WHERE name = ? AND lease_token = ? AND expires_at > " + now;
+				+ "), lease_token = ? WHERE name = ? AND lease_token = ? AND expires_at > " + now;
 		this.describeSql = "SELECT " + DESCRIBE_COLUMNS + ", CASE WHEN expires_at > " + now
 				+ " THEN 1 ELSE 0 END AS live FROM " + table + " WHERE name = ?";
 		this.forceReleaseSql = "UPDATE " + table + " SET expires_at = " + now + " WHERE name = ? AND expires_at > "
 				+ now;
 		this.probeSql = "SELECT 1 FROM " + table + " WHERE 1 = 0";
+	}
+
+	/**
+	 * Return the token a released lease is left with: never one an acquisition hands out
+	 * (those are UUIDs), and at most the column's 64 characters.
+	 */
+	static String releasedToken(String leaseToken) {
+		String released = "released:" + leaseToken;
+		return (released.length() <= 64) ? released : released.substring(0, 64);
 	}
 
 	/**
@@ -307,8 +319,9 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	boolean release(Connection connection, HeldLease lease, Duration lockAtLeastFor) throws SQLException {
 		try (PreparedStatement statement = prepare(connection, this.releaseSql)) {
 			statement.setLong(1, lockAtLeastFor.toMillis());
-			statement.setString(2, lease.jobName());
-			statement.setString(3, lease.leaseToken());
+			statement.setString(2, releasedToken(lease.leaseToken()));
+			statement.setString(3, lease.jobName());
+			statement.setString(4, lease.leaseToken());
 			return statement.executeUpdate() > 0;
 		}
 	}

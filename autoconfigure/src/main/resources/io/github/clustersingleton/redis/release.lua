@@ -5,7 +5,9 @@
 -- ARGV[2]  lockAtLeastFor in milliseconds
 --
 -- When the acquisition was less than lockAtLeastFor ago (this server's clock), the lease
--- is kept until acquired_at + lockAtLeastFor; otherwise it is deleted. The meta hash
+-- is kept until acquired_at + lockAtLeastFor, without its token, so that a renewal still
+-- on its way (sent by the watchdog before the run ended) cannot extend it; otherwise it is
+-- deleted. The meta hash
 -- (fencing token, last slot) is never touched.
 -- Returns {0} when the lease was not ours, {1} when deleted, {2} when kept.
 local lease = redis.call('HMGET', KEYS[1], 'token', 'acquired_at')
@@ -19,6 +21,7 @@ if at_least > 0 then
   local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   if keep_until > now then
     redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', keep_until))
+    redis.call('HDEL', KEYS[1], 'token')
     return {2}
   end
 end

@@ -229,6 +229,24 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	}
 
 	@Test
+	void aRenewalThatReachesTheStoreAfterTheReleaseDoesNotHoldTheLeaseAgain() {
+		// the watchdog may send a renewal just before the run ends; arriving after the
+		// release, it must neither extend a kept lease nor revive a released one
+		String kept = jobName("renew-after-kept-release");
+		HeldLease a = acquire(request(kept, "node-a"));
+		backend().release(a, Duration.ofSeconds(1));
+		assertThat(backend().renew(List.of(a), LONG_TTL)).isEmpty();
+		long started = System.nanoTime();
+		awaitAcquired(request(kept, "node-b"));
+		assertThat(elapsedSince(started)).isLessThan(Duration.ofSeconds(5));
+		String released = jobName("renew-after-release");
+		HeldLease b = acquire(request(released, "node-a"));
+		backend().release(b, Duration.ZERO);
+		assertThat(backend().renew(List.of(b), LONG_TTL)).isEmpty();
+		assertThat(backend().tryAcquire(request(released, "node-b")).isAcquired()).isTrue();
+	}
+
+	@Test
 	void leaseExpiresAfterTtlWithoutRenewal() {
 		String job = jobName("expiry");
 		long started = System.nanoTime();
