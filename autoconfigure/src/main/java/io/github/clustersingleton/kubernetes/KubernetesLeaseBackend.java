@@ -78,13 +78,15 @@ import org.springframework.util.Assert;
  * <p>
  * <strong>Expiry without a store clock.</strong> The API server has no notion of expiry,
  * and the nodes' wall clocks may disagree, so expiry is judged as client-go's leader
- * election does: a Lease is expired for this node when it has seen the same
- * {@code resourceVersion} for longer than its {@code leaseDurationSeconds}, measured with
- * this JVM's monotonic clock from the moment it first saw that version. The
- * {@code acquireTime} and {@code renewTime} fields are written from the application's
- * {@link Clock} for people and tools to read, but never compared across nodes. A node
- * that starts while a dead node's Lease is held waits one full lease duration before it
- * takes the Lease over.
+ * election does: a Lease is expired for this node when it has seen the same lease record
+ * (holder, lease token, fencing token, {@code renewTime} and duration; every write of
+ * ours moves {@code renewTime} forward) for longer than its {@code leaseDurationSeconds},
+ * measured with this JVM's monotonic clock from the moment it first saw that record. The
+ * {@code resourceVersion} is not watched: a change of labels or annotations by others
+ * does not keep a dead holder's Lease alive. The {@code acquireTime} and
+ * {@code renewTime} fields are written from the application's {@link Clock} for people
+ * and tools to read, but never compared across nodes. A node that starts while a dead
+ * node's Lease is held waits one full lease duration before it takes the Lease over.
  * <p>
  * <strong>Renewal.</strong> Kubernetes has no batch update: the leases this node holds
  * are renewed with one PUT each, issued in parallel by at most
@@ -92,8 +94,9 @@ import org.springframework.util.Assert;
  * one round trip for a handful of leases.
  * <p>
  * Requests use a client derived from the given one with no automatic retries and a
- * request timeout of one lease TTL: a failed call is retried by the engine at the next
- * trigger or watchdog tick, never by the HTTP client behind its back.
+ * request timeout of a sixth of the lease TTL (see {@link #requestTimeout(Duration)}): a
+ * failed call is retried by the engine at the next trigger or watchdog tick, never by the
+ * HTTP client behind its back.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -363,7 +366,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		catch (KubernetesClientException ex) {
 			if (isConflict(ex) || isNotFound(ex)) {
 				// another node wrote the Lease between our read and our write: it won
-				return AcquireResult.held(null);
+				return lostRace(name, request);
 			}
 			throw ex;
 		}
@@ -401,7 +404,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		catch (KubernetesClientException ex) {
 			if (isConflict(ex)) {
 				// another node created it first
-				return AcquireResult.held(null);
+				return lostRace(name, request);
 			}
 			if (isNotFound(ex)) {
 				throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
@@ -766,6 +769,24 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * the token its creation handed out, derived from the API server's
 	 * {@code creationTimestamp}.
 	 */
+	/**
+	 * Classify an acquisition that lost the race for the Lease to another node's write:
+	 * {@code slot-done} when the winner claimed this slot or a later one, otherwise
+	 * {@code held}. Costs one read, on a lost race only.
+	 */
+	private AcquireResult lostRace(String name, LeaseRequest request) {
+		try {
+			Lease winner = get(name);
+			if (winner != null) {
+				return AcquireResult.notAcquired(request, holder(winner), lastSlot(winner));
+			}
+		}
+		catch (RuntimeException ex) {
+			// the race is lost either way; the read only names the outcome
+		}
+		return AcquireResult.held(null);
+	}
+
 	private static long fencingToken(Lease lease) {
 		String value = annotation(lease, FENCING_TOKEN_ANNOTATION);
 		if (value == null) {

@@ -243,12 +243,23 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 	@Test
 	void twoNodesRacingForOneLeaseNeverBothWin() throws Exception {
+		race("race", null, Outcome.HELD);
+	}
+
+	@Test
+	void theLoserOfARaceForOneSlotIsToldTheSlotIsDone() throws Exception {
+		// the loser's write is answered 409: it reads the winner's Lease to tell a slot
+		// already claimed (slot-done) from a lease held for another slot
+		race("slot-race", Instant.now().truncatedTo(ChronoUnit.SECONDS), Outcome.SLOT_DONE);
+	}
+
+	private void race(String prefix, Instant slot, Outcome loserOutcome) throws Exception {
 		KubernetesLeaseBackend other = newBackend(Clock.systemUTC());
 		ExecutorService threads = Executors.newFixedThreadPool(2);
 		try {
 			for (int round = 0; round < 40; round++) {
 				// even rounds race to create the Lease, odd ones to take a released one
-				String job = jobName("race-" + (round / 2));
+				String job = jobName(prefix + "-" + (round / 2));
 				if (round % 2 == 1) {
 					this.backend.release(acquire(request(job + "-pre", "node-x")), Duration.ZERO);
 					job = job + "-pre";
@@ -257,11 +268,11 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 				String racedJob = job;
 				Future<AcquireResult> a = threads.submit(() -> {
 					start.await();
-					return this.backend.tryAcquire(request(racedJob, "node-a"));
+					return this.backend.tryAcquire(request(racedJob, "node-a", LONG_TTL, slot));
 				});
 				Future<AcquireResult> b = threads.submit(() -> {
 					start.await();
-					return other.tryAcquire(request(racedJob, "node-b"));
+					return other.tryAcquire(request(racedJob, "node-b", LONG_TTL, slot));
 				});
 				start.countDown();
 				List<AcquireResult> results = List.of(a.get(10, TimeUnit.SECONDS), b.get(10, TimeUnit.SECONDS));
@@ -269,7 +280,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 				assertThat(results).filteredOn((result) -> !result.isAcquired())
 					.singleElement()
 					.extracting(AcquireResult::outcome)
-					.isEqualTo(Outcome.HELD);
+					.isEqualTo(loserOutcome);
 			}
 		}
 		finally {
