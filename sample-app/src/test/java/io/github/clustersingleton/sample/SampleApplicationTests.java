@@ -20,13 +20,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.jdbc.JdbcLeaseBackend;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,8 +56,24 @@ class SampleApplicationTests {
 	@Autowired
 	private JdbcLeaseBackend leaseBackend;
 
+	@Autowired
+	private ClusterSingletonExecutor executor;
+
+	@Autowired
+	private ApplicationContext context;
+
 	@LocalServerPort
 	private int port;
+
+	@Test
+	void defaultProfileUsesTheJdbcBackendWithFabric8OnTheClassPath() {
+		// the demo carries the fabric8 client for its 'kubernetes' profile; without a
+		// KubernetesClient bean it must not compete with the H2 DataSource
+		assertThat(ClassUtils.isPresent("io.fabric8.kubernetes.client.KubernetesClient", null)).isTrue();
+		assertThat(this.context.getBeanNamesForType(KubernetesClient.class)).isEmpty();
+		assertThat(this.executor.getBackend().id()).isEqualTo("jdbc");
+		assertThat(this.executor.getBackend()).isSameAs(this.leaseBackend);
+	}
 
 	@Test
 	void reportRunsOncePerSlotWithIncreasingFencingTokens() {
