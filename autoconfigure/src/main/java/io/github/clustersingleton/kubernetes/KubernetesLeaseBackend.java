@@ -765,11 +765,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	}
 
 	/**
-	 * The Lease's last fencing token: its annotation, or, before the first write of one,
-	 * the token its creation handed out, derived from the API server's
-	 * {@code creationTimestamp}.
-	 */
-	/**
 	 * Classify an acquisition that lost the race for the Lease to another node's write:
 	 * {@code slot-done} when the winner claimed this slot or a later one, otherwise
 	 * {@code held}. Costs one read, on a lost race only.
@@ -787,6 +782,11 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		return AcquireResult.held(null);
 	}
 
+	/**
+	 * The Lease's last fencing token: its annotation, or, before the first write of one,
+	 * the token its creation handed out, derived from the API server's
+	 * {@code creationTimestamp}.
+	 */
 	private static long fencingToken(Lease lease) {
 		String value = annotation(lease, FENCING_TOKEN_ANNOTATION);
 		if (value == null) {
