@@ -39,6 +39,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -104,6 +105,9 @@ class ClusterProofTests {
 
 	private static final Duration CYCLE = Duration.ofSeconds(70);
 
+	/** The start of a node's pause line (see the node's {@code PauseMonitor}). */
+	private static final String PAUSE_PREFIX = "[pause] ";
+
 	private final Profile profile = Profile.current();
 
 	private final List<Node> nodes = new ArrayList<>();
@@ -135,8 +139,14 @@ class ClusterProofTests {
 
 	private Path logDirectory;
 
+	/** Independent probes of the stores, started with the nodes. */
+	private final List<StallWatch> watches = new ArrayList<>();
+
 	@AfterEach
 	void stopNodes() throws Exception {
+		for (StallWatch watch : this.watches) {
+			watch.stop();
+		}
 		for (Node node : this.nodes) {
 			node.resume();
 			node.process.destroyForcibly();
@@ -184,6 +194,7 @@ class ClusterProofTests {
 		this.logDirectory = Path.of("target", "cluster-proof-logs", backend + "-" + this.runId);
 		Files.createDirectories(this.logDirectory);
 		prepareStores();
+		startWatches();
 		long started = System.nanoTime();
 		for (int i = 0; i < this.profile.nodes; i++) {
 			this.nodes.add(start("node" + i, offset(i)));
@@ -222,6 +233,9 @@ class ClusterProofTests {
 			node.process.waitFor();
 		}
 		Thread.sleep(500);
+		for (StallWatch watch : this.watches) {
+			watch.stop();
+		}
 		Duration took = Duration.ofNanos(System.nanoTime() - started);
 		check(observedFrom, observedTo, took);
 	}
@@ -254,6 +268,9 @@ class ClusterProofTests {
 			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_ended_derived BOOLEAN "
 					+ "NOT NULL DEFAULT false");
 			statement.execute("CREATE UNIQUE INDEX IF NOT EXISTS cluster_ledger_run_key ON cluster_ledger (run_key)");
+			// the fire time the node's scheduler meant the trigger for (its clock):
+			// tells a late trigger's run from an on-time one
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS fire_time TIMESTAMPTZ");
 			if ("jdbc".equals(this.backend)) {
 				try (ResultSet result = statement
 					.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + LEASE_DATABASE + "'")) {
@@ -263,6 +280,15 @@ class ClusterProofTests {
 				}
 			}
 		}
+		// the stall watch's durable write, on the server that holds both the ledger
+		// and (for the JDBC backend) the lease store
+		retrying(POSTGRES + probeDatabase(), "harness", (probe) -> {
+			try (Statement statement = probe.createStatement()) {
+				statement.execute("CREATE TABLE IF NOT EXISTS cluster_proof_probe (id INT PRIMARY KEY, n BIGINT)");
+				statement.execute("INSERT INTO cluster_proof_probe VALUES (1, 0) ON CONFLICT (id) DO NOTHING");
+			}
+			return null;
+		});
 		if (!"jdbc".equals(this.backend)) {
 			// a Redis server of the harness's own, which it can kill and restart without
 			// touching the machine's Redis
@@ -277,6 +303,47 @@ class ClusterProofTests {
 			log("started %s on 127.0.0.1:%d (pid %d), data in %s, answering at %s", this.redisServer.binary,
 					this.redisServer.port, this.redisServer.process.pid(), this.redisDirectory, answered);
 		}
+	}
+
+	private String probeDatabase() {
+		return "jdbc".equals(this.backend) ? LEASE_DATABASE : "postgres";
+	}
+
+	/**
+	 * Start the stall watches: one durable write every 250 ms to PostgreSQL (the lease
+	 * store of the JDBC backend, and the ledger's server for both), and to the harness's
+	 * Redis server for the Redis backend. Each has a connection of its own, which is
+	 * opened again after a failure.
+	 */
+	private void startWatches() {
+		String url = POSTGRES + probeDatabase();
+		Connection[] kept = new Connection[1];
+		this.watches.add(new StallWatch("PostgreSQL " + probeDatabase(), () -> {
+			try {
+				if (kept[0] == null) {
+					kept[0] = connect(url, "probe-" + this.runId);
+				}
+				try (Statement statement = kept[0].createStatement()) {
+					statement.executeUpdate("UPDATE cluster_proof_probe SET n = n + 1 WHERE id = 1");
+				}
+			}
+			catch (SQLException ex) {
+				if (kept[0] != null) {
+					try {
+						kept[0].close();
+					}
+					catch (SQLException closing) {
+						ex.addSuppressed(closing);
+					}
+					kept[0] = null;
+				}
+				throw ex;
+			}
+		}));
+		if (this.redisServer != null) {
+			this.watches.add(new StallWatch("Redis", () -> redis("INCR", "cluster-proof-probe")));
+		}
+		this.watches.forEach(StallWatch::start);
 	}
 
 	private static Path findRedisServer() {
@@ -679,8 +746,8 @@ class ClusterProofTests {
 		List<Run> runs = inLedger((ledger) -> {
 			try (PreparedStatement query = ledger.prepareStatement(
 					"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
-							+ "ended_at, db_started_derived, db_ended_derived FROM cluster_ledger WHERE run_id = ? "
-							+ "ORDER BY id")) {
+							+ "ended_at, db_started_derived, db_ended_derived, fire_time FROM cluster_ledger "
+							+ "WHERE run_id = ? ORDER BY id")) {
 				query.setString(1, this.runId);
 				List<Run> rows = new ArrayList<>();
 				try (ResultSet result = query.executeQuery()) {
@@ -689,7 +756,7 @@ class ClusterProofTests {
 								result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
 								instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
 								instant(result.getTimestamp(9)), instant(result.getTimestamp(10)),
-								result.getBoolean(11), result.getBoolean(12)));
+								result.getBoolean(11), result.getBoolean(12), instant(result.getTimestamp(13))));
 					}
 				}
 				return rows;
@@ -728,6 +795,22 @@ class ClusterProofTests {
 				}
 			}
 		}
+		// what the harness saw but did not inject: the store not answering a write of
+		// its own for a second or more, a node JVM not running for a second or more
+		List<Fault> observed = observedStalls();
+		// the pause monitor must see each SIGSTOP, or its silence elsewhere means nothing
+		for (Fault pause : this.faults) {
+			if (pause.name.startsWith("SIGSTOP ")) {
+				String node = pause.name.split(" ")[1];
+				boolean seen = observed.stream()
+					.anyMatch((stall) -> stall.name.startsWith("node pause: " + node + " ")
+							&& !stall.end.isBefore(pause.start) && !stall.start.isAfter(pause.end));
+				if (!seen) {
+					failures.add("the pause monitor of " + node + " logged no pause during " + pause);
+				}
+			}
+		}
+		Map<String, List<String>> excusedObserved = new LinkedHashMap<>();
 		// every slot in the observed window ran, except inside a fault window
 		Map<String, List<String>> excused = new LinkedHashMap<>();
 		List<String> unexcused = new ArrayList<>();
@@ -736,6 +819,13 @@ class ClusterProofTests {
 		for (int i = 0; i < this.profile.jobs; i++) {
 			String job = String.format(Locale.ROOT, "%s-job%02d", this.runId, i);
 			TreeMap<Instant, List<Run>> slots = byJob.getOrDefault(job, new TreeMap<>());
+			// runs whose trigger was meant for another slot, by the slot it was meant for
+			Map<Instant, Run> lateByFireTime = new HashMap<>();
+			slots.values()
+				.stream()
+				.flatMap(List::stream)
+				.filter((run) -> run.fireTime != null && !run.fireTime.equals(run.slot))
+				.forEach((run) -> lateByFireTime.putIfAbsent(run.fireTime, run));
 			for (Instant slot = from; !slot.isAfter(to); slot = slot.plus(INTERVAL)) {
 				slotsObserved++;
 				if (slots.containsKey(slot)) {
@@ -744,8 +834,22 @@ class ClusterProofTests {
 				String missed = job.substring(this.runId.length() + 1) + "@" + slot;
 				Fault fault = faultCovering(slot);
 				List<Run> next = slots.get(slot.plus(INTERVAL));
+				Run late = lateByFireTime.get(slot);
+				Fault stall = (fault != null) ? null : covering(observed, slot);
 				if (fault != null) {
 					excused.computeIfAbsent(fault.name + " at " + fault.start, (name) -> new ArrayList<>()).add(missed);
+				}
+				else if (stall != null) {
+					// not injected, but measured: the store or a node was not there
+					excusedObserved.computeIfAbsent(stall.name + " at " + stall.start, (name) -> new ArrayList<>())
+						.add(missed);
+				}
+				else if (late != null) {
+					// the trigger meant for this slot fired so late that it claimed a
+					// later slot (a starved node): reported, not failed
+					lateTriggers.add(missed + " (" + late.node + "'s trigger for it fired "
+							+ Duration.between(late.fireTime, late.startedAt).toMillis() + " ms late and claimed "
+							+ late.slot + ")");
 				}
 				else if (next != null && next.get(0).borrowedNextSlot()) {
 					// a trigger more than half a period late took the next slot for its
@@ -838,15 +942,33 @@ class ClusterProofTests {
 		report.add("duplicates (job, slot) with more than one run: " + duplicates);
 		report.add("fencing-token order violations: " + tokenViolations);
 		long borrowed = runs.stream().filter(Run::borrowedNextSlot).count();
-		report.add("missed slots inside fault windows: " + excusedCount + "; outside, because a late trigger "
-				+ "claimed the next slot: " + lateTriggers.size() + "; otherwise: " + unexcused.size());
+		int excusedObservedCount = excusedObserved.values().stream().mapToInt(List::size).sum();
+		report.add("missed slots inside fault windows: " + excusedCount + "; outside, inside an observed stall of "
+				+ "the store or a node (not injected): " + excusedObservedCount + "; outside, because a late trigger "
+				+ "claimed a later slot: " + lateTriggers.size() + "; otherwise: " + unexcused.size());
+		List<Long> lateness = runs.stream()
+			.filter((run) -> run.fireTime != null && run.slot != null && !run.fireTime.equals(run.slot))
+			.map((run) -> Duration.between(run.fireTime, run.startedAt).toMillis())
+			.sorted()
+			.toList();
+		report.add("runs whose trigger was meant for another slot (fired late): " + lateness.size()
+				+ (lateness.isEmpty() ? "" : ", late by median " + lateness.get(lateness.size() / 2) + " ms, max "
+						+ lateness.get(lateness.size() - 1) + " ms"));
 		report.add("runs that started more than " + BORROW_THRESHOLD.toMillis()
 				+ " ms before their slot on their node's clock (late trigger, next slot): " + borrowed);
 		if (!lateTriggers.isEmpty()) {
 			report.add("  late triggers: " + lateTriggers);
 		}
 		excused.forEach((fault, missed) -> report.add("  " + fault + ": " + missed.size() + " " + missed));
+		excusedObserved.forEach((stall, missed) -> report.add("  " + stall + ": " + missed.size() + " " + missed));
 		this.faults.forEach((fault) -> report.add("fault: " + fault.name + " " + fault.start + " .. " + fault.end));
+		this.watches.forEach((watch) -> report.add(watch.summary()));
+		long duringFaults = observed.stream().filter((stall) -> covering(this.faults, stall) != null).count();
+		report.add("observed stalls (store write of " + StallWatch.STALL.toMillis() + " ms or more or failed, node "
+				+ "JVM not running for as long): " + observed.size() + ", of which during injected faults: "
+				+ duringFaults);
+		observed.forEach((stall) -> report.add("  "
+				+ ((covering(this.faults, stall) != null) ? "during a fault: " : "OUTSIDE the faults: ") + stall.name));
 		this.restarts.forEach((restart) -> report.add("store restart: " + restart));
 		report.add("ledger writes delayed (retried; time on the database's clock derived from the node's clock): "
 				+ "starts " + runs.stream().filter(Run::dbStartedDerived).count() + ", ends "
@@ -876,7 +998,15 @@ class ClusterProofTests {
 	}
 
 	private Fault faultCovering(Instant slot) {
-		for (Fault fault : this.faults) {
+		return covering(this.faults, slot);
+	}
+
+	/**
+	 * Return the fault among some whose window (with the margins of
+	 * {@link #faultCovering}) holds a slot.
+	 */
+	private static Fault covering(List<Fault> faults, Instant slot) {
+		for (Fault fault : faults) {
 			Instant from = fault.start.minus(INTERVAL).minus(SKEW);
 			Instant to = fault.end.plus(TTL).plus(INTERVAL).plus(SKEW);
 			if (!slot.isBefore(from) && !slot.isAfter(to)) {
@@ -884,6 +1014,51 @@ class ClusterProofTests {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Return the fault among some whose window overlaps a stall's.
+	 */
+	private static Fault covering(List<Fault> faults, Fault stall) {
+		for (Fault fault : faults) {
+			if (!stall.end.isBefore(fault.start.minus(SKEW)) && !stall.start.isAfter(fault.end.plus(SKEW))) {
+				return fault;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Return the stalls the harness measured: the stall watches' (the store did not
+	 * answer a durable write within a second) and every node's {@code [pause]} lines of a
+	 * second or more (its JVM did not run; a SIGSTOP shows here too).
+	 */
+	private List<Fault> observedStalls() throws IOException {
+		List<Fault> stalls = new ArrayList<>();
+		for (StallWatch watch : this.watches) {
+			for (StallWatch.Stall stall : watch.stalls()) {
+				stalls.add(new Fault("store stall: " + stall, stall.start(), stall.end()));
+			}
+		}
+		for (Node node : this.nodes) {
+			if (!Files.exists(node.log)) {
+				continue;
+			}
+			for (String line : Files.readAllLines(node.log)) {
+				int at = line.indexOf(PAUSE_PREFIX);
+				if (at < 0) {
+					continue;
+				}
+				// "[pause] 1234 ms, <from> .. <to>"
+				String[] parts = line.substring(at + PAUSE_PREFIX.length()).split("(\\s+ms,\\s+|\\s+\\.\\.\\s+)");
+				if (parts.length == 3 && Long.parseLong(parts[0].trim()) >= StallWatch.STALL.toMillis()) {
+					stalls.add(new Fault("node pause: " + node.id + " did not run for " + parts[0].trim() + " ms",
+							Instant.parse(parts[1].trim()), Instant.parse(parts[2].trim())));
+				}
+			}
+		}
+		stalls.sort(Comparator.comparing(Fault::start));
+		return stalls;
 	}
 
 	private static Instant instant(Timestamp timestamp) {
@@ -1151,7 +1326,7 @@ class ClusterProofTests {
 
 	private record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid,
 			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt, boolean dbStartedDerived,
-			boolean dbEndedDerived) {
+			boolean dbEndedDerived, Instant fireTime) {
 
 		/**
 		 * Whether this run started well before its slot on its node's clock: a trigger

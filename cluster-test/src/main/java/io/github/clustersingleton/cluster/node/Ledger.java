@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
@@ -54,6 +55,12 @@ import org.springframework.stereotype.Component;
  * and sets {@code db_started_derived} / {@code db_ended_derived}. Inserts carry a unique
  * {@code run_key}, so an insert retried after a commit whose answer was lost does not
  * record the run twice.
+ * <p>
+ * Connections are reused (a few are kept open): opening one per write made PostgreSQL
+ * fork a backend for every ledger row, which on a small machine took CPU from the nodes
+ * under test. A write that fails on a kept connection closes every kept one (after a
+ * server restart they are all dead) and is tried once more on a new connection, so a
+ * restart costs no more first-try writes than before.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -67,8 +74,15 @@ public class Ledger implements DisposableBean {
 
 	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(60);
 
+	/**
+	 * How many idle connections are kept: about the number of runs of one node that write
+	 * at the same moment.
+	 */
+	private static final int IDLE_CONNECTIONS = 8;
+
 	private static final String INSERT = "INSERT INTO cluster_ledger (run_key, run_id, job, slot, node, fencing_token, "
-			+ "started_at, db_started, db_started_derived) VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, clock_timestamp()), ?) "
+			+ "started_at, db_started, db_started_derived, fire_time) "
+			+ "VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, clock_timestamp()), ?, ?) "
 			+ "ON CONFLICT (run_key) DO UPDATE SET run_key = EXCLUDED.run_key RETURNING id";
 
 	private static final String UPDATE = "UPDATE cluster_ledger SET ended_at = ?, lease_valid_at_end = ?, "
@@ -93,6 +107,8 @@ public class Ledger implements DisposableBean {
 	private final BlockingQueue<Runnable> backlog = new LinkedBlockingQueue<>();
 
 	private final AtomicLong delayedWrites = new AtomicLong();
+
+	private final BlockingQueue<Connection> idle = new ArrayBlockingQueue<>(IDLE_CONNECTIONS);
 
 	private final Thread writer;
 
@@ -122,7 +138,7 @@ public class Ledger implements DisposableBean {
 		ClusterSingletonContext context = ClusterSingletonContext.current();
 		Entry entry = new Entry(this.runId + "/" + this.nodeId + "/" + this.sequence.incrementAndGet(),
 				context.jobName(), context.slot().map(Timestamp::from).orElse(null), context.fencingToken(),
-				this.clock.instant());
+				this.clock.instant(), FireTimeRecordingTaskScheduler.current());
 		start(entry);
 		try {
 			Thread.sleep(ThreadLocalRandom.current().nextInt(this.minSleepMillis, this.maxSleepMillis + 1));
@@ -172,7 +188,11 @@ public class Ledger implements DisposableBean {
 	}
 
 	private void insert(Entry entry, Timestamp dbStarted) throws SQLException {
-		try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(INSERT)) {
+		withConnection((connection) -> insert(connection, entry, dbStarted));
+	}
+
+	private void insert(Connection connection, Entry entry, Timestamp dbStarted) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(INSERT)) {
 			statement.setString(1, entry.key);
 			statement.setString(2, this.runId);
 			statement.setString(3, entry.job);
@@ -182,6 +202,7 @@ public class Ledger implements DisposableBean {
 			statement.setTimestamp(7, Timestamp.from(entry.startedAt));
 			statement.setTimestamp(8, dbStarted);
 			statement.setBoolean(9, dbStarted != null);
+			statement.setTimestamp(10, (entry.fireTime != null) ? Timestamp.from(entry.fireTime) : null);
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
 				entry.id = result.getLong(1);
@@ -190,7 +211,12 @@ public class Ledger implements DisposableBean {
 	}
 
 	private void update(Entry entry, Instant endedAt, boolean valid, Timestamp dbEnded) throws SQLException {
-		try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(UPDATE)) {
+		withConnection((connection) -> update(connection, entry, endedAt, valid, dbEnded));
+	}
+
+	private void update(Connection connection, Entry entry, Instant endedAt, boolean valid, Timestamp dbEnded)
+			throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(UPDATE)) {
 			statement.setTimestamp(1, Timestamp.from(endedAt));
 			statement.setBoolean(2, valid);
 			statement.setTimestamp(3, dbEnded);
@@ -199,6 +225,54 @@ public class Ledger implements DisposableBean {
 			if (statement.executeUpdate() != 1) {
 				throw new SQLException("ledger row " + entry.id + " (" + entry.key + ") not found");
 			}
+		}
+	}
+
+	/**
+	 * Run one write on a kept connection, or on a new one. Both writes are safe to
+	 * repeat: the insert finds its row by {@code run_key}, the update sets the same
+	 * values.
+	 */
+	private void withConnection(SqlWork work) throws SQLException {
+		Connection kept = this.idle.poll();
+		if (kept != null) {
+			try {
+				work.run(kept);
+				keep(kept);
+				return;
+			}
+			catch (SQLException ex) {
+				// the server may have restarted: no kept connection is to be trusted
+				close(kept);
+				Connection other;
+				while ((other = this.idle.poll()) != null) {
+					close(other);
+				}
+			}
+		}
+		Connection connection = connect();
+		try {
+			work.run(connection);
+		}
+		catch (SQLException | RuntimeException ex) {
+			close(connection);
+			throw ex;
+		}
+		keep(connection);
+	}
+
+	private void keep(Connection connection) {
+		if (!this.idle.offer(connection)) {
+			close(connection);
+		}
+	}
+
+	private static void close(Connection connection) {
+		try {
+			connection.close();
+		}
+		catch (SQLException ex) {
+			// already broken
 		}
 	}
 
@@ -267,6 +341,10 @@ public class Ledger implements DisposableBean {
 			logger.info("Ledger: " + this.delayedWrites.get() + " delayed writes, all written");
 		}
 		this.writer.interrupt();
+		Connection connection;
+		while ((connection = this.idle.poll()) != null) {
+			close(connection);
+		}
 	}
 
 	private Connection connect() throws SQLException {
@@ -299,6 +377,16 @@ public class Ledger implements DisposableBean {
 	}
 
 	/**
+	 * A ledger statement on a given connection.
+	 */
+	@FunctionalInterface
+	private interface SqlWork {
+
+		void run(Connection connection) throws SQLException;
+
+	}
+
+	/**
 	 * One run's ledger row.
 	 */
 	private static final class Entry {
@@ -313,18 +401,22 @@ public class Ledger implements DisposableBean {
 
 		private final Instant startedAt;
 
+		/** The fire time the scheduler meant the trigger for, on the node's clock. */
+		private final Instant fireTime;
+
 		/** The row's id, once inserted. */
 		private volatile long id = -1;
 
 		/** Whether the insert went to the backlog: the end must follow it there. */
 		private volatile boolean delayed;
 
-		Entry(String key, String job, Timestamp slot, long token, Instant startedAt) {
+		Entry(String key, String job, Timestamp slot, long token, Instant startedAt, Instant fireTime) {
 			this.key = key;
 			this.job = job;
 			this.slot = slot;
 			this.token = token;
 			this.startedAt = startedAt;
+			this.fireTime = fireTime;
 		}
 
 	}
