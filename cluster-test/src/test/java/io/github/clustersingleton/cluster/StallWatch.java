@@ -126,9 +126,10 @@ final class StallWatch {
 				continue;
 			}
 			Instant end = sample.start.plusMillis(sample.millis);
-			// slow writes less than two periods apart (a reconnect between failures that
-			// then fails again) make one stall
-			if (current != null && sample.start.isAfter(current.end.plusMillis(2 * PERIOD_MILLIS))) {
+			// slow writes less than a second apart (during an injected outage, a
+			// reconnect
+			// between failures that then fails again) make one stall
+			if (current != null && sample.start.isAfter(current.end.plus(STALL))) {
 				current = null;
 			}
 			if (current == null) {
