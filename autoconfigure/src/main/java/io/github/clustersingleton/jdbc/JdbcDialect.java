@@ -141,7 +141,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 
 	/**
 	 * Return the token a released lease is left with: never one an acquisition hands out
-	 * (those are UUIDs), and at most the column's 64 characters.
+	 * (those are 32 hex digits), and at most the column's 64 characters.
 	 */
 	static String releasedToken(String leaseToken) {
 		String released = "released:" + leaseToken;

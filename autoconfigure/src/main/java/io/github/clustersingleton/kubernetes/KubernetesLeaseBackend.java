@@ -778,6 +778,9 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			// the race is lost either way; the read only names the outcome
+			if (logger.isDebugEnabled()) {
+				logger.debug("Could not read the Kubernetes Lease '" + name + "' after losing the race for it", ex);
+			}
 		}
 		return AcquireResult.held(null);
 	}

@@ -48,7 +48,8 @@ public final class Floor {
 			+ "lease_token = EXCLUDED.lease_token, acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at, "
 			+ "fencing_token = l.fencing_token + 1 WHERE l.expires_at <= " + PG_NOW + " RETURNING fencing_token";
 
-	private static final String PG_RELEASE = "UPDATE " + T + " SET expires_at = " + PG_NOW
+	// a release retires the token too, so that a late renewal cannot hold the lease again
+	private static final String PG_RELEASE = "UPDATE " + T + " SET expires_at = " + PG_NOW + ", lease_token = ?"
 			+ " WHERE name = ? AND lease_token = ? AND expires_at > " + PG_NOW;
 
 	private static final String MY_NOW = "UTC_TIMESTAMP(6)";
@@ -64,7 +65,7 @@ public final class Floor {
 			+ ", VALUES(expires_at), expires_at), fencing_token = IF(" + MY_WON
 			+ ", fencing_token + 1, fencing_token) RETURNING lease_token, fencing_token";
 
-	private static final String MY_RELEASE = "UPDATE " + T + " SET expires_at = " + MY_NOW
+	private static final String MY_RELEASE = "UPDATE " + T + " SET expires_at = " + MY_NOW + ", lease_token = ?"
 			+ " WHERE name = ? AND lease_token = ? AND expires_at > " + MY_NOW;
 
 	private static final String H2_NOW = "CURRENT_TIMESTAMP";
@@ -139,8 +140,9 @@ public final class Floor {
 				}
 			}
 			try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
-				statement.setString(1, job);
-				statement.setString(2, token);
+				statement.setString(1, "released:" + token);
+				statement.setString(2, job);
+				statement.setString(3, token);
 				if (statement.executeUpdate() != 1) {
 					throw new IllegalStateException("Floor did not release '" + job + "'");
 				}

@@ -105,6 +105,12 @@ class ClusterProofTests {
 
 	private static final Duration CYCLE = Duration.ofSeconds(70);
 
+	/**
+	 * The longest measured stall that excuses missed slots: a longer one is not a hiccup
+	 * but a broken run, and its slots fail the check.
+	 */
+	private static final Duration MAX_EXCUSED_STALL = Duration.ofSeconds(30);
+
 	/** The start of a node's pause line (see the node's {@code PauseMonitor}). */
 	private static final String PAUSE_PREFIX = "[pause] ";
 
@@ -316,30 +322,8 @@ class ClusterProofTests {
 	 * opened again after a failure.
 	 */
 	private void startWatches() {
-		String url = POSTGRES + probeDatabase();
-		Connection[] kept = new Connection[1];
-		this.watches.add(new StallWatch("PostgreSQL " + probeDatabase(), () -> {
-			try {
-				if (kept[0] == null) {
-					kept[0] = connect(url, "probe-" + this.runId);
-				}
-				try (Statement statement = kept[0].createStatement()) {
-					statement.executeUpdate("UPDATE cluster_proof_probe SET n = n + 1 WHERE id = 1");
-				}
-			}
-			catch (SQLException ex) {
-				if (kept[0] != null) {
-					try {
-						kept[0].close();
-					}
-					catch (SQLException closing) {
-						ex.addSuppressed(closing);
-					}
-					kept[0] = null;
-				}
-				throw ex;
-			}
-		}));
+		this.watches.add(new StallWatch("PostgreSQL " + probeDatabase(),
+				new PostgresProbe(POSTGRES + probeDatabase(), "probe-" + this.runId)));
 		if (this.redisServer != null) {
 			this.watches.add(new StallWatch("Redis", () -> redis("INCR", "cluster-proof-probe")));
 		}
@@ -835,7 +819,7 @@ class ClusterProofTests {
 				Fault fault = faultCovering(slot);
 				List<Run> next = slots.get(slot.plus(INTERVAL));
 				Run late = lateByFireTime.get(slot);
-				Fault stall = (fault != null) ? null : covering(observed, slot);
+				Fault stall = (fault != null) ? null : stallCovering(observed, slot, runsOf(slots));
 				if (fault != null) {
 					excused.computeIfAbsent(fault.name + " at " + fault.start, (name) -> new ArrayList<>()).add(missed);
 				}
@@ -844,14 +828,15 @@ class ClusterProofTests {
 					excusedObserved.computeIfAbsent(stall.name + " at " + stall.start, (name) -> new ArrayList<>())
 						.add(missed);
 				}
-				else if (late != null) {
+				else if (late != null && claimedBeforeOthersFired(late, slot)) {
 					// the trigger meant for this slot fired so late that it claimed a
 					// later slot (a starved node): reported, not failed
 					lateTriggers.add(missed + " (" + late.node + "'s trigger for it fired "
 							+ Duration.between(late.fireTime, late.startedAt).toMillis() + " ms late and claimed "
 							+ late.slot + ")");
 				}
-				else if (next != null && next.get(0).borrowedNextSlot()) {
+				else if (next != null && next.get(0).borrowedNextSlot()
+						&& claimedBeforeOthersFired(next.get(0), slot)) {
 					// a trigger more than half a period late took the next slot for its
 					// own:
 					// a known limit of the slot rule, reported but not failed
@@ -1018,6 +1003,42 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * Return the measured stall that excuses a missed slot of a job: one whose window
+	 * (with the margins of {@link #faultCovering}) holds the slot, that lasted at most
+	 * {@link #MAX_EXCUSED_STALL}, and, for the pause of one node, only if that node was
+	 * running the job during the pause (a node that held nothing cannot keep the others
+	 * from a slot).
+	 */
+	private static Fault stallCovering(List<Fault> stalls, Instant slot, List<Run> jobRuns) {
+		for (Fault stall : stalls) {
+			if (covering(List.of(stall), slot) == null
+					|| Duration.between(stall.start, stall.end).compareTo(MAX_EXCUSED_STALL) > 0) {
+				continue;
+			}
+			if (stall.node == null || jobRuns.stream()
+				.anyMatch((run) -> run.node.equals(stall.node) && run.dbStarted != null
+						&& !run.dbStarted.isAfter(stall.end)
+						&& (run.dbEnded == null || !run.dbEnded.isBefore(stall.start)))) {
+				return stall;
+			}
+		}
+		return null;
+	}
+
+	private static List<Run> runsOf(TreeMap<Instant, List<Run>> slots) {
+		return slots.values().stream().flatMap(List::stream).toList();
+	}
+
+	/**
+	 * Whether a run that claimed a later slot than the one its trigger was meant for
+	 * started (database clock) before the last node's trigger for that slot could have
+	 * fired: only then can its claim be why nobody ran the slot.
+	 */
+	private static boolean claimedBeforeOthersFired(Run late, Instant slot) {
+		return late.dbStarted != null && late.dbStarted.isBefore(slot.plus(SKEW));
+	}
+
+	/**
 	 * Return the fault among some whose window overlaps a stall's.
 	 */
 	private static Fault covering(List<Fault> faults, Fault stall) {
@@ -1038,14 +1059,16 @@ class ClusterProofTests {
 		List<Fault> stalls = new ArrayList<>();
 		for (StallWatch watch : this.watches) {
 			for (StallWatch.Stall stall : watch.stalls()) {
-				stalls.add(new Fault("store stall: " + stall, stall.start(), stall.end()));
+				stalls.add(new Fault("store stall: " + stall, stall.start(), stall.end(), null));
 			}
 		}
 		for (Node node : this.nodes) {
 			if (!Files.exists(node.log)) {
 				continue;
 			}
-			for (String line : Files.readAllLines(node.log)) {
+			// ISO-8859-1 reads any byte: a torn line at a kill -9 must not abort the
+			// check
+			for (String line : Files.readAllLines(node.log, StandardCharsets.ISO_8859_1)) {
 				int at = line.indexOf(PAUSE_PREFIX);
 				if (at < 0) {
 					continue;
@@ -1054,7 +1077,7 @@ class ClusterProofTests {
 				String[] parts = line.substring(at + PAUSE_PREFIX.length()).split("(\\s+ms,\\s+|\\s+\\.\\.\\s+)");
 				if (parts.length == 3 && Long.parseLong(parts[0].trim()) >= StallWatch.STALL.toMillis()) {
 					stalls.add(new Fault("node pause: " + node.id + " did not run for " + parts[0].trim() + " ms",
-							Instant.parse(parts[1].trim()), Instant.parse(parts[2].trim())));
+							Instant.parse(parts[1].trim()), Instant.parse(parts[2].trim()), node.id));
 				}
 			}
 		}
@@ -1233,6 +1256,54 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * The stall watch's write to PostgreSQL: an autocommit {@code UPDATE}, on a
+	 * connection that is kept, and opened again after a failure.
+	 */
+	private static final class PostgresProbe implements StallWatch.Probe {
+
+		private final String url;
+
+		private final String applicationName;
+
+		private Connection connection;
+
+		PostgresProbe(String url, String applicationName) {
+			this.url = url;
+			this.applicationName = applicationName;
+		}
+
+		@Override
+		public void write() throws SQLException {
+			try {
+				if (this.connection == null) {
+					this.connection = connect(this.url, this.applicationName);
+				}
+				try (Statement statement = this.connection.createStatement()) {
+					statement.executeUpdate("UPDATE cluster_proof_probe SET n = n + 1 WHERE id = 1");
+				}
+			}
+			catch (SQLException ex) {
+				close();
+				throw ex;
+			}
+		}
+
+		@Override
+		public void close() {
+			if (this.connection != null) {
+				try {
+					this.connection.close();
+				}
+				catch (SQLException ex) {
+					// already broken
+				}
+				this.connection = null;
+			}
+		}
+
+	}
+
+	/**
 	 * A {@code redis-server} of the harness's own: bound to 127.0.0.1 on a free port, its
 	 * data in a directory of the run, with durable persistence (AOF, fsync on every
 	 * write, no RDB snapshots), so that a {@code kill -9} loses no acknowledged write.
@@ -1319,7 +1390,20 @@ class ClusterProofTests {
 
 	}
 
-	private record Fault(String name, Instant start, Instant end) {
+	/**
+	 * A fault window, injected or measured.
+	 *
+	 * @param name what happened
+	 * @param start when it started
+	 * @param end when it ended
+	 * @param node for a measured pause of one node, that node; otherwise {@code null}
+	 */
+	private record Fault(String name, Instant start, Instant end, String node) {
+
+		Fault(String name, Instant start, Instant end) {
+			this(name, start, end, null);
+		}
+
 	}
 
 	private record Kill(String node, Instant at, List<String> heldJobs) {

@@ -35,17 +35,20 @@ import java.util.concurrent.TimeUnit;
  * {@code cpu}: time in which tasks were stalled on I/O or CPU) and the CPU time stolen by
  * the hypervisor ({@code /proc/stat}) over the same interval.
  * <p>
- * A write that takes {@link #STALL} or longer, or fails, marks a <em>store stall</em>:
- * the store did not answer, which for the nodes is the same as an outage the harness
- * injects. The report lists every stall with these counters, so that one outside the
- * injected faults can be told apart from a fault of the library: a library bug does not
- * make an unrelated write on another connection slow.
+ * A write that takes {@link #STALL} or longer (whether it then succeeds or fails) marks a
+ * <em>store stall</em>: the store did not answer, which for the nodes is the same as an
+ * outage the harness injects. A write that fails at once (connection refused, terminated)
+ * is counted in the stall it falls in but does not make one: outside the injected faults
+ * such failures are not excused, whatever their cause. The report lists every stall with
+ * these counters, so that one outside the injected faults can be told apart from a fault
+ * of the library: a library bug does not make an unrelated write on another connection
+ * slow.
  *
  * @author cluster-singleton contributors
  */
 final class StallWatch {
 
-	/** A write that takes this long, or fails, is a stall of the store. */
+	/** A write that takes this long is a stall of the store. */
 	static final Duration STALL = Duration.ofSeconds(1);
 
 	private static final long PERIOD_MILLIS = 250;
@@ -80,6 +83,9 @@ final class StallWatch {
 		this.running = false;
 		this.thread.interrupt();
 		this.thread.join(TimeUnit.SECONDS.toMillis(70));
+		if (!this.thread.isAlive()) {
+			this.probe.close();
+		}
 	}
 
 	private void watch() {
@@ -110,7 +116,8 @@ final class StallWatch {
 	}
 
 	/**
-	 * Return the stalls: runs of consecutive slow or failed writes, merged.
+	 * Return the stalls: runs of slow writes, with the failed writes between them,
+	 * merged.
 	 * @return the stalls, in time order
 	 */
 	List<Stall> stalls() {
@@ -121,14 +128,14 @@ final class StallWatch {
 		List<Stall> stalls = new ArrayList<>();
 		Stall current = null;
 		for (Sample sample : copy) {
-			boolean slow = sample.error != null || sample.millis >= STALL.toMillis();
-			if (!slow) {
+			boolean slow = sample.millis >= STALL.toMillis();
+			boolean inStall = current != null && !sample.start.isAfter(current.end.plus(STALL));
+			if (!slow && !(inStall && sample.error != null)) {
 				continue;
 			}
 			Instant end = sample.start.plusMillis(sample.millis);
-			// slow writes less than a second apart (during an injected outage, a
-			// reconnect
-			// between failures that then fails again) make one stall
+			// slow writes less than a second apart make one stall, and so do the failed
+			// writes that follow a slow one within a second
 			if (current != null && sample.start.isAfter(current.end.plus(STALL))) {
 				current = null;
 			}
@@ -175,6 +182,12 @@ final class StallWatch {
 	interface Probe {
 
 		void write() throws Exception;
+
+		/**
+		 * Release what the probe holds; called once the watch has stopped.
+		 */
+		default void close() {
+		}
 
 	}
 
