@@ -949,7 +949,7 @@ class ClusterProofTests {
 		this.faults.forEach((fault) -> report.add("fault: " + fault.name + " " + fault.start + " .. " + fault.end));
 		this.watches.forEach((watch) -> report.add(watch.summary()));
 		long duringFaults = observed.stream().filter((stall) -> covering(this.faults, stall) != null).count();
-		report.add("observed stalls (store write of " + StallWatch.STALL.toMillis() + " ms or more or failed, node "
+		report.add("observed stalls (store writes of " + StallWatch.STALL.toMillis() + " ms or more, node "
 				+ "JVM not running for as long): " + observed.size() + ", of which during injected faults: "
 				+ duringFaults);
 		observed.stream()
