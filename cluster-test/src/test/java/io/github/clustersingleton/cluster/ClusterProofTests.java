@@ -417,7 +417,8 @@ class ClusterProofTests {
 			this.staleRuns.addAll(open);
 			Instant landed = stoppedBy.plusMillis(victim.offsetMillis);
 			open.forEach((id) -> this.stopTimes.put(id, landed));
-			this.faults.add(new Fault("SIGSTOP " + victim.id + " for " + PAUSE.toSeconds() + "s", at, resumed));
+			this.faults
+				.add(new Fault("SIGSTOP " + victim.id + " for " + PAUSE.toSeconds() + "s", at, resumed, victim.id));
 			log("SIGSTOP %s at %s for %s during runs %s", victim.id, at, PAUSE, open);
 			return;
 		}
@@ -785,12 +786,11 @@ class ClusterProofTests {
 		// the pause monitor must see each SIGSTOP, or its silence elsewhere means nothing
 		for (Fault pause : this.faults) {
 			if (pause.name.startsWith("SIGSTOP ")) {
-				String node = pause.name.split(" ")[1];
 				boolean seen = observed.stream()
-					.anyMatch((stall) -> stall.name.startsWith("node pause: " + node + " ")
-							&& !stall.end.isBefore(pause.start) && !stall.start.isAfter(pause.end));
+					.anyMatch((stall) -> pause.node.equals(stall.node)
+							&& overlaps(stall.start, stall.end, pause.start, pause.end));
 				if (!seen) {
-					failures.add("the pause monitor of " + node + " logged no pause during " + pause);
+					failures.add("the pause monitor of " + pause.node + " logged no pause during " + pause);
 				}
 			}
 		}
@@ -992,14 +992,23 @@ class ClusterProofTests {
 	 * {@link #faultCovering}) holds a slot.
 	 */
 	private static Fault covering(List<Fault> faults, Instant slot) {
-		for (Fault fault : faults) {
-			Instant from = fault.start.minus(INTERVAL).minus(SKEW);
-			Instant to = fault.end.plus(TTL).plus(INTERVAL).plus(SKEW);
-			if (!slot.isBefore(from) && !slot.isAfter(to)) {
-				return fault;
-			}
-		}
-		return null;
+		return faults.stream().filter((fault) -> covers(fault, slot)).findFirst().orElse(null);
+	}
+
+	/**
+	 * Whether a fault's window holds a slot: from one interval and the clock skew before
+	 * it starts to one TTL, one interval and the skew after it ends.
+	 */
+	private static boolean covers(Fault fault, Instant slot) {
+		return overlaps(slot, slot, fault.start.minus(INTERVAL).minus(SKEW),
+				fault.end.plus(TTL).plus(INTERVAL).plus(SKEW));
+	}
+
+	/**
+	 * Whether two closed intervals of time share an instant.
+	 */
+	private static boolean overlaps(Instant aStart, Instant aEnd, Instant bStart, Instant bEnd) {
+		return !aEnd.isBefore(bStart) && !aStart.isAfter(bEnd);
 	}
 
 	/**
@@ -1011,14 +1020,12 @@ class ClusterProofTests {
 	 */
 	private static Fault stallCovering(List<Fault> stalls, Instant slot, List<Run> jobRuns) {
 		for (Fault stall : stalls) {
-			if (covering(List.of(stall), slot) == null
-					|| Duration.between(stall.start, stall.end).compareTo(MAX_EXCUSED_STALL) > 0) {
+			if (!covers(stall, slot) || Duration.between(stall.start, stall.end).compareTo(MAX_EXCUSED_STALL) > 0) {
 				continue;
 			}
 			if (stall.node == null || jobRuns.stream()
-				.anyMatch((run) -> run.node.equals(stall.node) && run.dbStarted != null
-						&& !run.dbStarted.isAfter(stall.end)
-						&& (run.dbEnded == null || !run.dbEnded.isBefore(stall.start)))) {
+				.anyMatch((run) -> run.node.equals(stall.node) && run.dbStarted != null && overlaps(run.dbStarted,
+						(run.dbEnded != null) ? run.dbEnded : Instant.MAX, stall.start, stall.end))) {
 				return stall;
 			}
 		}
@@ -1042,12 +1049,10 @@ class ClusterProofTests {
 	 * Return the fault among some whose window overlaps a stall's.
 	 */
 	private static Fault covering(List<Fault> faults, Fault stall) {
-		for (Fault fault : faults) {
-			if (!stall.end.isBefore(fault.start.minus(SKEW)) && !stall.start.isAfter(fault.end.plus(SKEW))) {
-				return fault;
-			}
-		}
-		return null;
+		return faults.stream()
+			.filter((fault) -> overlaps(stall.start, stall.end, fault.start.minus(SKEW), fault.end.plus(SKEW)))
+			.findFirst()
+			.orElse(null);
 	}
 
 	/**
@@ -1396,7 +1401,8 @@ class ClusterProofTests {
 	 * @param name what happened
 	 * @param start when it started
 	 * @param end when it ended
-	 * @param node for a measured pause of one node, that node; otherwise {@code null}
+	 * @param node the one node a SIGSTOP or a measured pause stopped; otherwise
+	 * {@code null}
 	 */
 	private record Fault(String name, Instant start, Instant end, String node) {
 

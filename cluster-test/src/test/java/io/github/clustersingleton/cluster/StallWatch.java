@@ -129,14 +129,14 @@ final class StallWatch {
 		Stall current = null;
 		for (Sample sample : copy) {
 			boolean slow = sample.millis >= STALL.toMillis();
+			// slow writes less than a second apart make one stall, and so do the failed
+			// writes that follow a slow one within a second
 			boolean inStall = current != null && !sample.start.isAfter(current.end.plus(STALL));
 			if (!slow && !(inStall && sample.error != null)) {
 				continue;
 			}
 			Instant end = sample.start.plusMillis(sample.millis);
-			// slow writes less than a second apart make one stall, and so do the failed
-			// writes that follow a slow one within a second
-			if (current != null && sample.start.isAfter(current.end.plus(STALL))) {
+			if (!inStall) {
 				current = null;
 			}
 			if (current == null) {
