@@ -60,6 +60,16 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 	}
 
 	/**
+	 * Return a result for a request whose slot lies ahead of the store's clock by more
+	 * than the request's slot tolerance: the requesting node's clock runs ahead.
+	 * @param lastSlot the job's last claimed slot, if known
+	 * @return the result
+	 */
+	public static AcquireResult clockSkew(@Nullable Instant lastSlot) {
+		return new AcquireResult(Outcome.CLOCK_SKEW, 0, null, lastSlot);
+	}
+
+	/**
 	 * Classify a failed acquisition: {@link #slotDone} when the request's slot is at or
 	 * before the stored one, otherwise {@link #held}.
 	 * @param request the failed request
@@ -68,6 +78,24 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 	 * @return the result
 	 */
 	public static AcquireResult notAcquired(LeaseRequest request, @Nullable String holder, @Nullable Instant lastSlot) {
+		return notAcquired(request, holder, lastSlot, null);
+	}
+
+	/**
+	 * Classify a failed acquisition: {@link #clockSkew} when the request's slot lies
+	 * ahead of the store's time by more than its tolerance, else {@link #slotDone} when
+	 * it is at or before the stored one, otherwise {@link #held}.
+	 * @param request the failed request
+	 * @param holder the stored holder
+	 * @param lastSlot the stored last slot
+	 * @param storeTime the store's time when the acquisition was refused, if known
+	 * @return the result
+	 */
+	public static AcquireResult notAcquired(LeaseRequest request, @Nullable String holder, @Nullable Instant lastSlot,
+			@Nullable Instant storeTime) {
+		if (storeTime != null && request.slotAheadOf(storeTime)) {
+			return clockSkew(lastSlot);
+		}
 		Instant slot = request.slot();
 		if (slot != null && lastSlot != null && !slot.isAfter(lastSlot)) {
 			return slotDone(lastSlot);
@@ -102,7 +130,14 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 		/**
 		 * The requested cron slot was already claimed.
 		 */
-		SLOT_DONE("slot-done");
+		SLOT_DONE("slot-done"),
+
+		/**
+		 * The requested cron slot lies ahead of the store's clock by more than the slot
+		 * tolerance: this node's clock runs ahead, and the store refused to let it claim
+		 * a slot that has not come yet.
+		 */
+		CLOCK_SKEW("clock-skew");
 
 		private final String tag;
 

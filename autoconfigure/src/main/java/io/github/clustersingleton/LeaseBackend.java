@@ -35,6 +35,10 @@ import java.util.Set;
  * <li>{@link #tryAcquire} is atomic: at most one caller gets a lease that is not expired
  * by the store's clock, and a request with a slot at or before the job's last claimed
  * slot fails.</li>
+ * <li>{@link #tryAcquire} refuses, atomically and without changing anything, a request
+ * whose slot is later than the store's clock plus the request's
+ * {@link LeaseRequest#slotTolerance() slot tolerance}, with outcome
+ * {@link AcquireResult.Outcome#CLOCK_SKEW}.</li>
  * <li>Every successful acquisition of a job returns a fencing token strictly greater than
  * all earlier ones of that job, across release, expiry and force-release.</li>
  * <li>{@link #renew} and {@link #release} only touch a lease that still carries the
@@ -62,6 +66,16 @@ public interface LeaseBackend {
 	 * store is reachable but cannot be used as configured
 	 */
 	default void initialize() {
+	}
+
+	/**
+	 * Set the observer to tell the store's time whenever a round trip reveals it. A
+	 * backend whose store has a clock should read it in the acquire and renew round trips
+	 * it makes anyway (never in an extra one) and pass it on; the default ignores the
+	 * observer.
+	 * @param observer the observer
+	 */
+	default void setStoreClockObserver(StoreClockObserver observer) {
 	}
 
 	/**

@@ -16,14 +16,15 @@
 
 package io.github.clustersingleton.lease;
 
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.github.clustersingleton.AcquireResult;
@@ -53,6 +54,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
 
+	private static final SecureRandom TOKEN_SOURCE = new SecureRandom();
+
 	private final LeaseBackend backend;
 
 	private final Settings settings;
@@ -62,6 +65,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	private final ClusterSingletonListener listener;
 
 	private final LeaseWatchdog watchdog;
+
+	private final StoreClock storeClock;
 
 	private final Set<ActiveRun> running = ConcurrentHashMap.newKeySet();
 
@@ -89,6 +94,18 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		this.clock = clock;
 		this.listener = listener;
 		this.watchdog = new LeaseWatchdog(backend, settings.leaseTtl(), settings.interruptOnLeaseLoss(), listener);
+		this.storeClock = new StoreClock(clock);
+		backend.setStoreClockObserver(this.storeClock);
+	}
+
+	/**
+	 * Return how far this node's clock is from the store's, as measured from the last
+	 * acquire or renewal round trip that carried the store's time.
+	 * @return this node's clock minus the store's, or empty before the first measurement
+	 * (and always on a backend whose store has no clock it reports)
+	 */
+	public Optional<Duration> clockOffset() {
+		return this.storeClock.offset();
 	}
 
 	/**
@@ -177,7 +194,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			return false;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
-				this.settings.leaseTtl(), slot);
+				this.settings.leaseTtl(), slot, this.settings.slotTolerance());
 		RunObserver.Run observed = startObservation(job, slot);
 		long requested = System.nanoTime();
 		AcquireResult result;
@@ -196,6 +213,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 		Duration took = Duration.ofNanos(System.nanoTime() - requested);
 		notify(() -> this.listener.acquireAttempted(job, slot, result, took));
+		if (result.outcome() == AcquireResult.Outcome.CLOCK_SKEW) {
+			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": the slot lies ahead of the " + this.backend.id() + " store's clock by more than the slot "
+					+ "tolerance of " + this.settings.slotTolerance() + "; this node's clock is "
+					+ describeOffset(this.storeClock.offset()) + " the store's. Synchronize this node's clock (NTP)");
+			notify(() -> observed.stop(result.outcome().tag(), null));
+			return false;
+		}
 		if (!result.isAcquired()) {
 			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
 					+ ": " + describeSkip(result)));
@@ -296,6 +321,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor) {
+		// a thread someone else interrupted (the scheduler's shutdownNow, a cancelled
+		// future) must still give its lease back: clients such as Redisson and fabric8
+		// abandon a request on an interrupted thread
+		boolean interrupted = Thread.interrupted();
 		try {
 			this.backend.release(lease, lockAtLeastFor);
 		}
@@ -304,6 +333,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			logger.warn("cluster-singleton could not release the lease of job '" + job.name() + "' (fencingToken="
 					+ lease.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl() + ": " + ex,
 					logger.isDebugEnabled() ? ex : null);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
@@ -335,17 +369,31 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		return (slot != null) ? " for slot " + slot : "";
 	}
 
+	private static String describeOffset(Optional<Duration> offset) {
+		if (offset.isEmpty()) {
+			return "ahead of (offset not measured yet)";
+		}
+		Duration value = offset.get();
+		return (value.isNegative() ? value.negated() + " behind" : value + " ahead of");
+	}
+
 	private static String describeSkip(AcquireResult result) {
 		return switch (result.outcome()) {
 			case HELD -> "lease held by " + ((result.holder() != null) ? result.holder() : "another node");
 			case SLOT_DONE -> "slot already run (last slot " + result.lastSlot() + ")";
+			case CLOCK_SKEW -> "slot ahead of the store's clock";
 			case ACQUIRED -> "acquired";
 		};
 	}
 
-	private static String newLeaseToken() {
+	/**
+	 * Return a new lease token: 128 bits from {@link SecureRandom}, not from a seeded
+	 * PRNG, so two JVMs restored from one checkpoint (CRaC) or forked from one image
+	 * cannot hand out the same tokens.
+	 */
+	static String newLeaseToken() {
 		byte[] bytes = new byte[16];
-		ThreadLocalRandom.current().nextBytes(bytes);
+		TOKEN_SOURCE.nextBytes(bytes);
 		return HexFormat.of().formatHex(bytes);
 	}
 
