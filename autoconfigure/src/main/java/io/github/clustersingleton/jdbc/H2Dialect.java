@@ -20,16 +20,23 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.core.SqlParameterValue;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
 /**
- * H2 dialect: acquisition is one {@code MERGE INTO ... USING ... WHEN MATCHED AND ...}
- * statement read through {@code FINAL TABLE}, which yields the row only when this
- * statement wrote it. Times are {@code TIMESTAMP WITH TIME ZONE} compared with
+ * H2 dialect ({@code h2/*.sql}): acquisition is one {@code MERGE INTO ... USING ... WHEN
+ * MATCHED AND ...} statement read through {@code FINAL TABLE}, which yields the row only
+ * when this statement wrote it. Times are {@code TIMESTAMP WITH TIME ZONE} compared with
  * {@code CURRENT_TIMESTAMP}.
  *
  * @author cluster-singleton contributors
@@ -42,49 +49,54 @@ final class H2Dialect extends JdbcDialect {
 	 */
 	private static final String DUPLICATE_KEY = "23505";
 
-	private final String acquireSql;
+	private final JdbcStatement selectLive;
 
 	H2Dialect(String table) {
-		super(table, "CURRENT_TIMESTAMP", "DATEADD(MILLISECOND, CAST(? AS BIGINT), %s)");
-		String now = now();
-		String expiresAt = "DATEADD(MILLISECOND, r.ttl, " + now + ")";
-		this.acquireSql = "SELECT fencing_token FROM FINAL TABLE (MERGE INTO " + table + " l USING (VALUES ("
-				+ "CAST(? AS VARCHAR(200)), CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), CAST(? AS BIGINT), "
-				+ "CAST(? AS TIMESTAMP WITH TIME ZONE))) AS r(name, owner, lease_token, ttl, slot) "
-				+ "ON l.name = r.name WHEN MATCHED AND l.expires_at <= " + now
-				+ " AND (r.slot IS NULL OR l.last_slot IS NULL OR l.last_slot < r.slot) THEN UPDATE SET "
-				+ "owner = r.owner, lease_token = r.lease_token, acquired_at = " + now + ", expires_at = " + expiresAt
-				+ ", last_slot = COALESCE(r.slot, l.last_slot), fencing_token = l.fencing_token + 1 "
-				+ "WHEN NOT MATCHED THEN INSERT (name, owner, lease_token, acquired_at, expires_at, last_slot, "
-				+ "fencing_token) VALUES (r.name, r.owner, r.lease_token, " + now + ", " + expiresAt + ", r.slot, 1))";
+		super(table, "h2", "h2");
+		this.selectLive = JdbcStatement.load("h2", "select-live", table, true);
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.acquireSql)) {
-			statement.setString(1, request.jobName());
-			statement.setString(2, request.owner());
-			statement.setString(3, request.leaseToken());
-			statement.setLong(4, request.ttl().toMillis());
-			setInstant(statement, 5, request.slot());
-			try (ResultSet resultSet = statement.executeQuery()) {
-				if (resultSet.next()) {
-					return AcquireResult.acquired(resultSet.getLong(1));
-				}
+		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request));
+				ResultSet resultSet = statement.executeQuery()) {
+			if (resultSet.next()) {
+				observeStoreTime(resultSet);
+				return AcquireResult.acquired(resultSet.getLong("fencing_token"));
 			}
 		}
 		catch (SQLException ex) {
-			// A concurrent first acquisition of the job inserted the row first
+			// a concurrent first acquisition of the job inserted the row first
 			if (!DUPLICATE_KEY.equals(ex.getSQLState())) {
 				throw ex;
 			}
 		}
-		return classifyFailure(connection, request);
+		return readOutcome(connection, request);
 	}
 
 	@Override
-	void setInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException {
-		setOffsetDateTime(statement, index, instant);
+	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
+		MapSqlParameterSource parameters = renewParameters(leases, ttl);
+		int updated;
+		try (PreparedStatement statement = this.renew.prepare(connection, parameters)) {
+			updated = statement.executeUpdate();
+		}
+		if (updated == leases.size()) {
+			return tokens(leases);
+		}
+		try (PreparedStatement statement = this.selectLive.prepare(connection, parameters)) {
+			return readTokens(statement, leases);
+		}
+	}
+
+	@Override
+	protected boolean boundsRenewals() {
+		return false;
+	}
+
+	@Override
+	SqlParameterValue instant(@Nullable Instant instant) {
+		return offsetDateTime(instant);
 	}
 
 	@Override

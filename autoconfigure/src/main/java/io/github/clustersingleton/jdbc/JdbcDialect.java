@@ -20,6 +20,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +28,6 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -37,115 +37,62 @@ import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.StoreClockObserver;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.core.SqlParameterValue;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
 /**
- * The SQL of the lease table on one database platform, built once per table name. The
- * statements that are the same everywhere but for the clock and the interval syntax live
- * here; acquisition, the one operation whose best form differs per platform, is left to
- * the subclasses.
+ * The statements of the lease table on one database platform, read from the
+ * {@code <platform>/*.sql} resources next to this class (see {@link JdbcStatement}) with
+ * the table name filled in. What differs per platform beyond the SQL (how an acquisition
+ * learns whether it won, how times are bound) is left to the subclasses.
  * <p>
- * Every time comparison uses the database's clock ({@link #now()}); Java only sends
- * durations (as milliseconds) and cron slots.
+ * Every time comparison uses the database's clock; Java only sends durations (as
+ * milliseconds) and cron slots.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dialect {
 
-	/**
-	 * The columns {@link #describe} reads, in order.
-	 */
-	private static final String DESCRIBE_COLUMNS = "owner, acquired_at, expires_at, last_slot, fencing_token";
-
 	protected final String table;
 
-	private final String now;
+	protected final JdbcStatement acquire;
 
-	private final String plusMillisTemplate;
+	protected final JdbcStatement selectState;
 
-	private final String selectStateSql;
+	protected final JdbcStatement renew;
 
-	private final String renewPrefix;
+	private final JdbcStatement release;
 
-	private final String renewSuffix;
+	private final JdbcStatement describe;
 
-	private final String selectLivePrefix;
+	private final JdbcStatement forceRelease;
 
-	private final String selectLiveSuffix;
+	private final JdbcStatement probe;
 
-	private final String releaseSql;
+	private volatile Duration renewalTimeout = Duration.ZERO;
 
-	private final String describeSql;
-
-	private final String forceReleaseSql;
-
-	private final String probeSql;
+	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
 
 	/**
 	 * Create a new dialect.
 	 * @param table the validated table name
-	 * @param now the SQL expression of the database's current time in the type of the
-	 * time columns
-	 * @param plusMillisTemplate a {@link String#formatted} template that adds a number of
-	 * milliseconds, bound as one {@code ?} parameter, to the timestamp expression
-	 * {@code %s}
+	 * @param platform the directory of the platform's statements
+	 * @param sharedPlatform the directory of the statements this platform shares with
+	 * another one (all but {@code acquire}), or the same as {@code platform}
 	 */
-	private volatile int queryTimeoutSeconds;
-
-	void setQueryTimeoutSeconds(int queryTimeoutSeconds) {
-		this.queryTimeoutSeconds = queryTimeoutSeconds;
-	}
-
-	/**
-	 * Prepare a statement on the hot path (acquire, release, describe): no query timeout,
-	 * since drivers charge for one on every statement (PgJDBC arms a timer, H2 runs a
-	 * {@code SET QUERY_TIMEOUT}); the DataSource's own timeouts bound these.
-	 */
-	PreparedStatement prepare(Connection connection, String sql) throws SQLException {
-		return connection.prepareStatement(sql);
-	}
-
-	/**
-	 * Prepare a renewal statement with the configured query timeout: a renewal that hangs
-	 * must not hold up the next ones for longer than a lease lives.
-	 */
-	PreparedStatement prepareWithTimeout(Connection connection, String sql) throws SQLException {
-		PreparedStatement statement = connection.prepareStatement(sql);
-		if (this.queryTimeoutSeconds > 0 && !(this instanceof H2Dialect)) {
-			statement.setQueryTimeout(this.queryTimeoutSeconds);
-		}
-		return statement;
-	}
-
-	JdbcDialect(String table, String now, String plusMillisTemplate) {
+	JdbcDialect(String table, String platform, String sharedPlatform) {
 		this.table = table;
-		this.now = now;
-		this.plusMillisTemplate = plusMillisTemplate;
-		this.selectStateSql = "SELECT owner, last_slot FROM " + table + " WHERE name = ?";
-		this.renewPrefix = "UPDATE " + table + " SET expires_at = " + plusMillis(now) + " WHERE ";
-		this.renewSuffix = " AND expires_at > " + now;
-		this.selectLivePrefix = "SELECT lease_token FROM " + table + " WHERE ";
-		this.selectLiveSuffix = this.renewSuffix;
-		// a released lease no longer carries its token: a renewal sent before the
-		// release that reaches the row after it (or waited for its row lock) cannot
-		// extend it again
-		this.releaseSql = "UPDATE " + table + " SET expires_at = GREATEST(" + plusMillis("acquired_at") + ", " + now
-				+ "), lease_token = ? WHERE name = ? AND lease_token = ? AND expires_at > " + now;
-		this.describeSql = "SELECT " + DESCRIBE_COLUMNS + ", CASE WHEN expires_at > " + now
-				+ " THEN 1 ELSE 0 END AS live FROM " + table + " WHERE name = ?";
-		this.forceReleaseSql = "UPDATE " + table + " SET expires_at = " + now + " WHERE name = ? AND expires_at > "
-				+ now;
-		this.probeSql = "SELECT 1 FROM " + table + " WHERE 1 = 0";
-	}
-
-	/**
-	 * Return the token a released lease is left with: never one an acquisition hands out
-	 * (those are 32 hex digits), and at most the column's 64 characters.
-	 */
-	static String releasedToken(String leaseToken) {
-		String released = "released:" + leaseToken;
-		return (released.length() <= 64) ? released : released.substring(0, 64);
+		this.acquire = JdbcStatement.load(platform, "acquire", table, false);
+		this.selectState = JdbcStatement.load(sharedPlatform, "select-state", table, false);
+		this.renew = JdbcStatement.load(sharedPlatform, "renew", table, true);
+		this.release = JdbcStatement.load(sharedPlatform, "release", table, false);
+		this.describe = JdbcStatement.load(sharedPlatform, "describe", table, false);
+		this.forceRelease = JdbcStatement.load(sharedPlatform, "force-release", table, false);
+		this.probe = JdbcStatement.load(sharedPlatform, "probe", table, false);
 	}
 
 	/**
@@ -163,22 +110,29 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		};
 	}
 
-	/**
-	 * Return the SQL expression of the database's current time.
-	 * @return the expression
-	 */
-	final String now() {
-		return this.now;
+	void setRenewalTimeout(Duration renewalTimeout) {
+		this.renewalTimeout = renewalTimeout;
+	}
+
+	void setStoreClockObserver(StoreClockObserver storeClockObserver) {
+		this.storeClockObserver = storeClockObserver;
 	}
 
 	/**
-	 * Return the SQL expression that adds a number of milliseconds, bound as one
-	 * {@code ?} parameter, to a timestamp expression.
-	 * @param timestamp the timestamp expression
-	 * @return the expression
+	 * Tell the observer the database's time read in a round trip.
+	 * @param resultSet a row with a {@code store_time} column
+	 * @throws SQLException on a driver error
 	 */
-	final String plusMillis(String timestamp) {
-		return this.plusMillisTemplate.formatted(timestamp);
+	protected final void observeStoreTime(ResultSet resultSet) throws SQLException {
+		Instant storeTime = getInstant(resultSet, "store_time");
+		if (storeTime != null) {
+			try {
+				this.storeClockObserver.storeTimeObserved(storeTime);
+			}
+			catch (RuntimeException ex) {
+				// an observer must not turn a good round trip into a failure
+			}
+		}
 	}
 
 	/**
@@ -191,13 +145,61 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	abstract AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException;
 
 	/**
-	 * Bind an instant, or SQL {@code NULL}, in the type of the time columns.
-	 * @param statement the statement
-	 * @param index the parameter index
-	 * @param instant the instant
+	 * Return the parameters of {@code acquire.sql}.
+	 * @param request the request
+	 * @return the parameters
+	 */
+	protected final MapSqlParameterSource acquireParameters(LeaseRequest request) {
+		return new MapSqlParameterSource().addValue("name", request.jobName())
+			.addValue("owner", request.owner())
+			.addValue("leaseToken", request.leaseToken())
+			.addValue("ttlMillis", request.ttl().toMillis())
+			.addValue("slot", instant(request.slot()))
+			.addValue("slotToleranceMillis", request.slotTolerance().toMillis());
+	}
+
+	/**
+	 * Read the outcome of an acquisition from a row of {@code select-state.sql} (or a
+	 * {@code RETURNING} clause with the same columns): acquired when it carries the
+	 * request's lease token, else why not.
+	 * @param request the request
+	 * @param resultSet the row, positioned on it
+	 * @return the result
 	 * @throws SQLException on a driver error
 	 */
-	abstract void setInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException;
+	protected final AcquireResult outcome(LeaseRequest request, ResultSet resultSet) throws SQLException {
+		observeStoreTime(resultSet);
+		if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
+			return AcquireResult.acquired(resultSet.getLong("fencing_token"));
+		}
+		return AcquireResult.notAcquired(request, resultSet.getString("owner"), getInstant(resultSet, "last_slot"),
+				getInstant(resultSet, "store_time"));
+	}
+
+	/**
+	 * Read the row of a job and the database's time after an acquisition
+	 * ({@code select-state.sql}), and tell the outcome from it.
+	 * @param connection an auto-commit connection
+	 * @param request the request
+	 * @return the result
+	 * @throws SQLException on a database error
+	 */
+	protected final AcquireResult readOutcome(Connection connection, LeaseRequest request) throws SQLException {
+		try (PreparedStatement statement = this.selectState.prepare(connection,
+				new MapSqlParameterSource("name", request.jobName())); ResultSet resultSet = statement.executeQuery()) {
+			if (!resultSet.next()) {
+				return AcquireResult.notAcquired(request, null, null);
+			}
+			return outcome(request, resultSet);
+		}
+	}
+
+	/**
+	 * Bind an instant, or SQL {@code NULL}, in the type of the time columns.
+	 * @param instant the instant
+	 * @return the parameter value
+	 */
+	abstract SqlParameterValue instant(@Nullable Instant instant);
 
 	/**
 	 * Read a time column as an instant.
@@ -209,84 +211,124 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	abstract @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException;
 
 	/**
-	 * Renew leases in one statement (plus, on some platforms, one SELECT when not all of
-	 * them were renewed).
+	 * Renew leases in one statement (plus, on platforms without {@code RETURNING}, one
+	 * SELECT when not all of them were renewed).
 	 * @param connection an auto-commit connection
 	 * @param leases at most 1000 leases with distinct lease tokens
 	 * @param ttl the new time to live
 	 * @return the lease tokens that were renewed
 	 * @throws SQLException on a database error
 	 */
-	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		int updated;
-		try (PreparedStatement statement = prepareWithTimeout(connection, renewSql(leases.size(), ""))) {
-			statement.setLong(1, ttl.toMillis());
-			bindNamesAndTokens(statement, 2, leases);
-			updated = statement.executeUpdate();
-		}
-		if (updated == leases.size()) {
-			return tokens(leases);
-		}
-		// Some leases are gone: ask which of ours are still live (and so were renewed)
-		String sql = this.selectLivePrefix + inLists(leases.size()) + this.selectLiveSuffix;
-		try (PreparedStatement statement = prepare(connection, sql)) {
-			bindNamesAndTokens(statement, 1, leases);
-			return readTokens(statement, leases);
-		}
-	}
+	abstract Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException;
 
 	/**
-	 * Return the SQL of a renewal of {@code count} leases.
-	 * @param count the number of leases
-	 * @param returning what to append, such as a {@code RETURNING} clause
-	 * @return the SQL
-	 */
-	protected final String renewSql(int count, String returning) {
-		return this.renewPrefix + inLists(count) + this.renewSuffix + returning;
-	}
-
-	/**
-	 * Bind the names and then the tokens of leases, the parameters of
-	 * {@link #inLists(int)}.
-	 * @param statement the statement
-	 * @param firstIndex the index of the first parameter
+	 * Return the parameters of {@code renew.sql} and {@code select-live.sql}.
 	 * @param leases the leases
+	 * @param ttl the new time to live
+	 * @return the parameters
+	 */
+	protected static MapSqlParameterSource renewParameters(List<HeldLease> leases, Duration ttl) {
+		return new MapSqlParameterSource().addValue("ttlMillis", ttl.toMillis())
+			.addValue("names", leases.stream().map(HeldLease::jobName).toList())
+			.addValue("leaseTokens", leases.stream().map(HeldLease::leaseToken).toList());
+	}
+
+	/**
+	 * Renew leases, bounded by the renewal timeout: a renewal that hangs (a database that
+	 * stopped answering, a connection into a black hole during a failover) gives up in
+	 * time for the watchdog's next tick to try again on another connection. The bound is
+	 * the connection's network timeout, put back as it was afterwards, and each
+	 * statement's query timeout (whole seconds, JDBC's unit, rounded up).
+	 * @param connection an auto-commit connection
+	 * @param leases at most 1000 leases with distinct lease tokens
+	 * @param ttl the new time to live
+	 * @return the lease tokens that were renewed
+	 * @throws SQLException on a database error, including a timeout
+	 */
+	final Set<String> renewBounded(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
+		Duration timeout = this.renewalTimeout;
+		if (timeout.isZero() || !boundsRenewals()) {
+			return renew(connection, leases, ttl);
+		}
+		Integer previous;
+		try {
+			previous = connection.getNetworkTimeout();
+			connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+		}
+		catch (SQLFeatureNotSupportedException ex) {
+			previous = null;
+		}
+		try {
+			return renew(connection, leases, ttl);
+		}
+		finally {
+			if (previous != null) {
+				try {
+					connection.setNetworkTimeout(Runnable::run, previous);
+				}
+				catch (SQLException ex) {
+					// a connection the timeout broke: the pool discards it
+				}
+			}
+		}
+	}
+
+	/**
+	 * Prepare a renewal statement with the renewal timeout as its query timeout.
+	 * @param connection the connection
+	 * @param statement the statement
+	 * @param parameters its parameters
+	 * @return the prepared statement
 	 * @throws SQLException on a driver error
 	 */
-	protected static void bindNamesAndTokens(PreparedStatement statement, int firstIndex, List<HeldLease> leases)
-			throws SQLException {
-		int index = firstIndex;
-		for (HeldLease lease : leases) {
-			statement.setString(index++, lease.jobName());
+	protected final PreparedStatement prepareRenewal(Connection connection, JdbcStatement statement,
+			MapSqlParameterSource parameters) throws SQLException {
+		PreparedStatement prepared = statement.prepare(connection, parameters);
+		Duration timeout = this.renewalTimeout;
+		if (!timeout.isZero() && boundsRenewals()) {
+			long seconds = timeout.toSeconds() + ((timeout.toNanosPart() > 0) ? 1 : 0);
+			prepared.setQueryTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, seconds)));
 		}
-		for (HeldLease lease : leases) {
-			statement.setString(index++, lease.leaseToken());
-		}
+		return prepared;
+	}
+
+	/**
+	 * Return whether renewals get a timeout on this platform; an embedded database has no
+	 * network to time out.
+	 * @return {@code true} unless embedded
+	 */
+	protected boolean boundsRenewals() {
+		return true;
 	}
 
 	/**
 	 * Read the {@code lease_token} column of every row a query returns, keeping only the
-	 * tokens of the given leases.
+	 * tokens of the given leases, and the database's time when the rows carry it.
 	 * @param statement the query
 	 * @param leases the leases
 	 * @return the tokens
 	 * @throws SQLException on a database error
 	 */
-	protected static Set<String> readTokens(PreparedStatement statement, List<HeldLease> leases) throws SQLException {
+	protected final Set<String> readTokens(PreparedStatement statement, List<HeldLease> leases) throws SQLException {
 		Set<String> ours = tokens(leases);
 		Set<String> found = new HashSet<>();
 		try (ResultSet resultSet = statement.executeQuery()) {
+			boolean timeRead = resultSet.getMetaData().getColumnCount() < 2;
 			while (resultSet.next()) {
 				String token = resultSet.getString(1);
 				if (ours.contains(token)) {
 					found.add(token);
+				}
+				if (!timeRead) {
+					observeStoreTime(resultSet);
+					timeRead = true;
 				}
 			}
 		}
 		return found;
 	}
 
-	private static Set<String> tokens(List<HeldLease> leases) {
+	protected static Set<String> tokens(List<HeldLease> leases) {
 		Set<String> tokens = new HashSet<>(leases.size() * 2);
 		for (HeldLease lease : leases) {
 			tokens.add(lease.leaseToken());
@@ -295,15 +337,12 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Return {@code name IN (?, ...) AND lease_token IN (?, ...)} for {@code count}
-	 * leases. Lease tokens are random per acquisition, so a row whose token is in the
-	 * list is the row of that token's job: the two lists select exactly our leases.
-	 * @param count the number of leases
-	 * @return the SQL condition
+	 * Return the token a released lease is left with: never one an acquisition hands out
+	 * (those are 32 hex digits), and at most the column's 64 characters.
 	 */
-	private static String inLists(int count) {
-		String placeholders = String.join(", ", Collections.nCopies(count, "?"));
-		return "name IN (" + placeholders + ") AND lease_token IN (" + placeholders + ")";
+	static String releasedToken(String leaseToken) {
+		String released = "released:" + leaseToken;
+		return (released.length() <= 64) ? released : released.substring(0, 64);
 	}
 
 	/**
@@ -317,11 +356,12 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	boolean release(Connection connection, HeldLease lease, Duration lockAtLeastFor) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.releaseSql)) {
-			statement.setLong(1, lockAtLeastFor.toMillis());
-			statement.setString(2, releasedToken(lease.leaseToken()));
-			statement.setString(3, lease.jobName());
-			statement.setString(4, lease.leaseToken());
+		MapSqlParameterSource parameters = new MapSqlParameterSource()
+			.addValue("lockAtLeastForMillis", lockAtLeastFor.toMillis())
+			.addValue("releasedToken", releasedToken(lease.leaseToken()))
+			.addValue("name", lease.jobName())
+			.addValue("leaseToken", lease.leaseToken());
+		try (PreparedStatement statement = this.release.prepare(connection, parameters)) {
 			return statement.executeUpdate() > 0;
 		}
 	}
@@ -334,16 +374,14 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	Optional<LeaseInfo> describe(Connection connection, String jobName) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.describeSql)) {
-			statement.setString(1, jobName);
-			try (ResultSet resultSet = statement.executeQuery()) {
-				if (!resultSet.next()) {
-					return Optional.empty();
-				}
-				return Optional.of(new LeaseInfo(jobName, resultSet.getString("owner"), resultSet.getInt("live") == 1,
-						getInstant(resultSet, "acquired_at"), getInstant(resultSet, "expires_at"),
-						resultSet.getLong("fencing_token"), getInstant(resultSet, "last_slot")));
+		try (PreparedStatement statement = this.describe.prepare(connection,
+				new MapSqlParameterSource("name", jobName)); ResultSet resultSet = statement.executeQuery()) {
+			if (!resultSet.next()) {
+				return Optional.empty();
 			}
+			return Optional.of(new LeaseInfo(jobName, resultSet.getString("owner"), resultSet.getInt("live") == 1,
+					getInstant(resultSet, "acquired_at"), getInstant(resultSet, "expires_at"),
+					resultSet.getLong("fencing_token"), getInstant(resultSet, "last_slot")));
 		}
 	}
 
@@ -355,8 +393,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	boolean forceRelease(Connection connection, String jobName) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.forceReleaseSql)) {
-			statement.setString(1, jobName);
+		try (PreparedStatement statement = this.forceRelease.prepare(connection,
+				new MapSqlParameterSource("name", jobName))) {
 			return statement.executeUpdate() > 0;
 		}
 	}
@@ -367,36 +405,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	void probe(Connection connection) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.probeSql)) {
+		try (PreparedStatement statement = this.probe.prepare(connection, new MapSqlParameterSource())) {
 			statement.executeQuery().close();
-		}
-	}
-
-	/**
-	 * Return the SQL of {@link #probe}.
-	 * @return the SQL
-	 */
-	final String probeSql() {
-		return this.probeSql;
-	}
-
-	/**
-	 * Classify a failed acquisition from the stored row.
-	 * @param connection an auto-commit connection
-	 * @param request the failed request
-	 * @return {@code HELD} or {@code SLOT_DONE}
-	 * @throws SQLException on a database error
-	 */
-	protected final AcquireResult classifyFailure(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.selectStateSql)) {
-			statement.setString(1, request.jobName());
-			try (ResultSet resultSet = statement.executeQuery()) {
-				if (!resultSet.next()) {
-					return AcquireResult.notAcquired(request, null, null);
-				}
-				return AcquireResult.notAcquired(request, resultSet.getString("owner"),
-						getInstant(resultSet, "last_slot"));
-			}
 		}
 	}
 
@@ -411,21 +421,14 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Bind an instant as an {@link OffsetDateTime} in UTC, for {@code TIMESTAMP WITH
+	 * Return an instant as an {@link OffsetDateTime} in UTC, for {@code TIMESTAMP WITH
 	 * TIME ZONE} columns.
-	 * @param statement the statement
-	 * @param index the parameter index
 	 * @param instant the instant
-	 * @throws SQLException on a driver error
+	 * @return the parameter value
 	 */
-	protected static void setOffsetDateTime(PreparedStatement statement, int index, @Nullable Instant instant)
-			throws SQLException {
-		if (instant == null) {
-			statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
-		}
-		else {
-			statement.setObject(index, OffsetDateTime.ofInstant(toMicros(instant), ZoneOffset.UTC));
-		}
+	protected static SqlParameterValue offsetDateTime(@Nullable Instant instant) {
+		return new SqlParameterValue(Types.TIMESTAMP_WITH_TIMEZONE,
+				(instant != null) ? OffsetDateTime.ofInstant(toMicros(instant), ZoneOffset.UTC) : null);
 	}
 
 	/**
@@ -441,21 +444,14 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Bind an instant as a {@link LocalDateTime} in UTC, for {@code DATETIME} columns
+	 * Return an instant as a {@link LocalDateTime} in UTC, for {@code DATETIME} columns
 	 * that hold UTC.
-	 * @param statement the statement
-	 * @param index the parameter index
 	 * @param instant the instant
-	 * @throws SQLException on a driver error
+	 * @return the parameter value
 	 */
-	protected static void setUtcLocalDateTime(PreparedStatement statement, int index, @Nullable Instant instant)
-			throws SQLException {
-		if (instant == null) {
-			statement.setNull(index, Types.TIMESTAMP);
-		}
-		else {
-			statement.setObject(index, LocalDateTime.ofInstant(toMicros(instant), ZoneOffset.UTC));
-		}
+	protected static SqlParameterValue utcLocalDateTime(@Nullable Instant instant) {
+		return new SqlParameterValue(Types.TIMESTAMP,
+				(instant != null) ? LocalDateTime.ofInstant(toMicros(instant), ZoneOffset.UTC) : null);
 	}
 
 	/**

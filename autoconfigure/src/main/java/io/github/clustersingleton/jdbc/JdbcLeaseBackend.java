@@ -33,6 +33,7 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -101,7 +102,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private @Nullable JdbcLeaseSchemaInitializer schemaInitializer;
 
-	private int queryTimeoutSeconds;
+	private Duration renewalTimeout = Duration.ZERO;
+
+	private StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
 
 	/**
 	 * Create a new instance.
@@ -121,20 +124,44 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	}
 
 	/**
-	 * Set the timeout of each renewal statement, so a database that hangs cannot hold up
-	 * the watchdog's next renewals for longer than a lease lives. Rounded up to whole
-	 * seconds (JDBC's unit); zero leaves the driver's default. Acquire and release carry
-	 * no statement timeout: drivers charge for one on every statement, and the
-	 * DataSource's own timeouts bound them. H2, being embedded, gets none.
-	 * @param queryTimeout the timeout
+	 * Set how long one renewal round trip may take before it is abandoned, so that a
+	 * renewal stuck on a connection that no longer answers (a TCP black hole during a
+	 * database failover) ends in time for the watchdog's next tick to retry on another
+	 * connection. It bounds the connection's network timeout for the renewal and each
+	 * renewal statement's query timeout (rounded up to whole seconds, JDBC's unit). The
+	 * auto-configuration sets a quarter of the lease TTL; zero leaves the driver's
+	 * defaults. Acquire and release carry no timeout of their own: drivers charge for one
+	 * on every statement, and the DataSource's own timeouts bound them. H2, being
+	 * embedded, gets none.
+	 * @param renewalTimeout the timeout
 	 */
-	public void setQueryTimeout(Duration queryTimeout) {
-		Assert.isTrue(!queryTimeout.isNegative(), "'queryTimeout' must not be negative");
-		long seconds = queryTimeout.toSeconds() + ((queryTimeout.toNanosPart() > 0) ? 1 : 0);
-		this.queryTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE, seconds);
+	public void setRenewalTimeout(Duration renewalTimeout) {
+		Assert.isTrue(renewalTimeout != null && !renewalTimeout.isNegative(), "'renewalTimeout' must not be negative");
+		this.renewalTimeout = renewalTimeout;
 		JdbcDialect dialect = this.dialect;
 		if (dialect != null) {
-			dialect.setQueryTimeoutSeconds(this.queryTimeoutSeconds);
+			dialect.setRenewalTimeout(renewalTimeout);
+		}
+	}
+
+	/**
+	 * Set the timeout of each renewal round trip.
+	 * @param queryTimeout the timeout
+	 * @deprecated since 0.2.0 in favour of {@link #setRenewalTimeout(Duration)}, which it
+	 * calls
+	 */
+	@Deprecated(since = "0.2.0")
+	public void setQueryTimeout(Duration queryTimeout) {
+		setRenewalTimeout(queryTimeout);
+	}
+
+	@Override
+	public void setStoreClockObserver(StoreClockObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
+		this.storeClockObserver = observer;
+		JdbcDialect dialect = this.dialect;
+		if (dialect != null) {
+			dialect.setStoreClockObserver(observer);
 		}
 	}
 
@@ -247,7 +274,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			for (int from = 0; from < distinct.size(); from += MAX_LEASES_PER_STATEMENT) {
 				List<HeldLease> chunk = distinct.subList(from,
 						Math.min(from + MAX_LEASES_PER_STATEMENT, distinct.size()));
-				renewed.addAll(dialect.renew(connection, chunk, ttl));
+				renewed.addAll(dialect.renewBounded(connection, chunk, ttl));
 			}
 			return renewed;
 		});
@@ -331,7 +358,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 				dialect = this.dialect;
 				if (dialect == null) {
 					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName);
-					dialect.setQueryTimeoutSeconds(this.queryTimeoutSeconds);
+					dialect.setRenewalTimeout(this.renewalTimeout);
+					dialect.setStoreClockObserver(this.storeClockObserver);
 					this.dialect = dialect;
 				}
 			}

@@ -116,9 +116,9 @@ public class JdbcLeaseSchemaInitializer {
 			}
 			try {
 				JdbcPlatform platform = JdbcPlatform.of(connection);
-				String probeSql = JdbcDialect.of(platform, this.tableName).probeSql();
+				JdbcDialect dialect = JdbcDialect.of(platform, this.tableName);
 				for (String sql : statements(platform)) {
-					execute(connection, sql, probeSql);
+					execute(connection, sql, dialect);
 				}
 			}
 			finally {
@@ -143,7 +143,7 @@ public class JdbcLeaseSchemaInitializer {
 		};
 	}
 
-	private void execute(Connection connection, String sql, String probeSql) throws SQLException {
+	private void execute(Connection connection, String sql, JdbcDialect dialect) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);
 		}
@@ -152,8 +152,8 @@ public class JdbcLeaseSchemaInitializer {
 				throw ex;
 			}
 			// Another node created the table at the same moment: success once it answers
-			try (Statement statement = connection.createStatement()) {
-				statement.executeQuery(probeSql).close();
+			try {
+				dialect.probe(connection);
 			}
 			catch (SQLException probeFailure) {
 				ex.addSuppressed(probeFailure);

@@ -25,30 +25,29 @@ import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.LeaseRequest;
 
 /**
- * MariaDB dialect: the {@link MySqlDialect MySQL} upsert with a {@code RETURNING} clause
- * (MariaDB 10.5+), which returns the row as the upsert left it, won or not, so
- * acquisition is one round trip on both paths.
+ * MariaDB dialect: MySQL's statements, but acquisition is {@code mariadb/acquire.sql},
+ * the MySQL upsert with a {@code RETURNING} clause (MariaDB 10.5+) that returns the row
+ * as the upsert left it, won or not, so acquisition is one round trip on both paths.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 final class MariaDbDialect extends MySqlDialect {
 
-	private final String upsertReturningSql;
-
 	MariaDbDialect(String table) {
-		super(table);
-		this.upsertReturningSql = this.upsertSql + " RETURNING " + OUTCOME_COLUMNS;
+		super(table, "mariadb");
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.upsertReturningSql)) {
-			bindUpsert(statement, request);
-			try (ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request));
+				ResultSet resultSet = statement.executeQuery()) {
+			if (resultSet.next()) {
 				return outcome(request, resultSet);
 			}
 		}
+		// no row: the slot was refused before the upsert; the row and the clock tell why
+		return readOutcome(connection, request);
 	}
 
 }

@@ -20,111 +20,71 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.core.SqlParameterValue;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
 /**
- * MySQL dialect: acquisition is one {@code INSERT ... ON DUPLICATE KEY UPDATE} statement
- * followed by a {@code SELECT} of the row (MySQL has no {@code RETURNING}). Times are
- * {@code DATETIME(6)} holding UTC, compared with {@code UTC_TIMESTAMP(6)} so that the
- * session time zone never matters.
- * <p>
- * MySQL runs the assignments of {@code ON DUPLICATE KEY UPDATE} left to right, each
- * seeing the values assigned before it. So the first assignment decides, on the stored
- * values, whether the lease can be taken and writes our (random) lease token only then;
- * every later assignment keys on {@code lease_token = VALUES(lease_token)}, which holds
- * exactly when the first one did. The stored token afterwards tells whether we won.
+ * MySQL dialect ({@code mysql/*.sql}): acquisition is one
+ * {@code INSERT ... ON DUPLICATE KEY UPDATE} statement followed by a {@code SELECT} of
+ * the row (MySQL has no {@code RETURNING}); our lease token in the row means we won. The
+ * upsert's assignments give the same result whatever order the server evaluates them in
+ * (MariaDB's {@code SIMULTANEOUS_ASSIGNMENT} sql_mode included); see the statement's
+ * comments. Times are {@code DATETIME(6)} holding UTC, compared with
+ * {@code UTC_TIMESTAMP(6)} so that the session time zone never matters.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 
-	/**
-	 * The columns that tell the outcome of an acquisition, in order.
-	 */
-	protected static final String OUTCOME_COLUMNS = "lease_token, fencing_token, owner, last_slot";
-
-	private static final String WON = "lease_token = VALUES(lease_token)";
-
-	/**
-	 * The upsert; parameters: name, owner, lease token, TTL in milliseconds, slot.
-	 */
-	protected final String upsertSql;
-
-	private final String selectOutcomeSql;
+	private final JdbcStatement selectLive;
 
 	MySqlDialect(String table) {
-		super(table, "UTC_TIMESTAMP(6)", "%s + INTERVAL ? * 1000 MICROSECOND");
-		String now = now();
-		String canTake = "expires_at <= " + now
-				+ " AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))";
-		this.upsertSql = "INSERT INTO " + table + " (name, owner, lease_token, acquired_at, expires_at, last_slot, "
-				+ "fencing_token) VALUES (?, ?, ?, " + now + ", " + plusMillis(now) + ", ?, 1) ON DUPLICATE KEY UPDATE "
-				+ String.join(", ", "lease_token = IF(" + canTake + ", VALUES(lease_token), lease_token)",
-						ifWon("owner", "VALUES(owner)"), ifWon("acquired_at", "VALUES(acquired_at)"),
-						ifWon("expires_at", "VALUES(expires_at)"),
-						ifWon("last_slot", "COALESCE(VALUES(last_slot), last_slot)"),
-						ifWon("fencing_token", "fencing_token + 1"));
-		this.selectOutcomeSql = "SELECT " + OUTCOME_COLUMNS + " FROM " + table + " WHERE name = ?";
+		this(table, "mysql");
 	}
 
-	private static String ifWon(String column, String value) {
-		return column + " = IF(" + WON + ", " + value + ", " + column + ")";
+	protected MySqlDialect(String table, String platform) {
+		super(table, platform, "mysql");
+		this.selectLive = JdbcStatement.load("mysql", "select-live", table, true);
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.upsertSql)) {
-			bindUpsert(statement, request);
+		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request))) {
 			statement.executeUpdate();
 		}
-		try (PreparedStatement statement = prepare(connection, this.selectOutcomeSql)) {
-			statement.setString(1, request.jobName());
-			try (ResultSet resultSet = statement.executeQuery()) {
-				return outcome(request, resultSet);
-			}
-		}
-	}
-
-	/**
-	 * Bind the parameters of {@link #upsertSql}.
-	 * @param statement the statement
-	 * @param request the request
-	 * @throws SQLException on a driver error
-	 */
-	protected final void bindUpsert(PreparedStatement statement, LeaseRequest request) throws SQLException {
-		statement.setString(1, request.jobName());
-		statement.setString(2, request.owner());
-		statement.setString(3, request.leaseToken());
-		statement.setLong(4, request.ttl().toMillis());
-		setInstant(statement, 5, request.slot());
-	}
-
-	/**
-	 * Read the outcome of an acquisition from the row after the upsert
-	 * ({@link #OUTCOME_COLUMNS}).
-	 * @param request the request
-	 * @param resultSet the row
-	 * @return the result
-	 * @throws SQLException on a driver error
-	 */
-	protected final AcquireResult outcome(LeaseRequest request, ResultSet resultSet) throws SQLException {
-		if (!resultSet.next()) {
-			return AcquireResult.notAcquired(request, null, null);
-		}
-		if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
-			return AcquireResult.acquired(resultSet.getLong("fencing_token"));
-		}
-		return AcquireResult.notAcquired(request, resultSet.getString("owner"), getInstant(resultSet, "last_slot"));
+		return readOutcome(connection, request);
 	}
 
 	@Override
-	final void setInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException {
-		setUtcLocalDateTime(statement, index, instant);
+	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
+		MapSqlParameterSource parameters = renewParameters(leases, ttl);
+		int updated;
+		try (PreparedStatement statement = prepareRenewal(connection, this.renew, parameters)) {
+			updated = statement.executeUpdate();
+		}
+		if (updated == leases.size()) {
+			return tokens(leases);
+		}
+		// some leases are gone: ask which of ours are still live (and so were renewed)
+		try (PreparedStatement statement = prepareRenewal(connection, this.selectLive, parameters)) {
+			return readTokens(statement, leases);
+		}
+	}
+
+	@Override
+	final SqlParameterValue instant(@Nullable Instant instant) {
+		return utcLocalDateTime(instant);
 	}
 
 	@Override

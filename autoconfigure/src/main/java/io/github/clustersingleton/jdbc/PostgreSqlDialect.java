@@ -30,62 +30,45 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.core.SqlParameterValue;
+
 /**
- * PostgreSQL dialect: acquisition is one {@code INSERT ... ON CONFLICT DO UPDATE ...
- * WHERE ... RETURNING} statement, renewal one {@code UPDATE ... RETURNING}. Times are
- * {@code TIMESTAMP WITH TIME ZONE} compared with {@code CURRENT_TIMESTAMP}.
+ * PostgreSQL dialect ({@code postgresql/*.sql}): acquisition is one
+ * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE ... RETURNING} statement, renewal one
+ * {@code UPDATE ... RETURNING}. Times are {@code TIMESTAMP WITH TIME ZONE} compared with
+ * {@code CURRENT_TIMESTAMP}.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 final class PostgreSqlDialect extends JdbcDialect {
 
-	private final String acquireSql;
-
 	PostgreSqlDialect(String table) {
-		super(table, "CURRENT_TIMESTAMP", "%s + ? * INTERVAL '1 millisecond'");
-		String now = now();
-		// The conflict's WHERE sees the stored row (l) and the proposed one (EXCLUDED);
-		// when it fails, nothing is written and nothing is returned
-		this.acquireSql = "INSERT INTO " + table + " AS l (name, owner, lease_token, acquired_at, expires_at, "
-				+ "last_slot, fencing_token) VALUES (?, ?, ?, " + now + ", " + plusMillis(now) + ", ?, 1) "
-				+ "ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, lease_token = EXCLUDED.lease_token, "
-				+ "acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at, "
-				+ "last_slot = COALESCE(EXCLUDED.last_slot, l.last_slot), fencing_token = l.fencing_token + 1 "
-				+ "WHERE l.expires_at <= " + now + " AND (EXCLUDED.last_slot IS NULL OR l.last_slot IS NULL "
-				+ "OR l.last_slot < EXCLUDED.last_slot) RETURNING fencing_token";
+		super(table, "postgresql", "postgresql");
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = prepare(connection, this.acquireSql)) {
-			statement.setString(1, request.jobName());
-			statement.setString(2, request.owner());
-			statement.setString(3, request.leaseToken());
-			statement.setLong(4, request.ttl().toMillis());
-			setInstant(statement, 5, request.slot());
-			try (ResultSet resultSet = statement.executeQuery()) {
-				if (resultSet.next()) {
-					return AcquireResult.acquired(resultSet.getLong(1));
-				}
+		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request));
+				ResultSet resultSet = statement.executeQuery()) {
+			if (resultSet.next()) {
+				observeStoreTime(resultSet);
+				return AcquireResult.acquired(resultSet.getLong("fencing_token"));
 			}
 		}
-		return classifyFailure(connection, request);
+		return readOutcome(connection, request);
 	}
 
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		try (PreparedStatement statement = prepareWithTimeout(connection,
-				renewSql(leases.size(), " RETURNING lease_token"))) {
-			statement.setLong(1, ttl.toMillis());
-			bindNamesAndTokens(statement, 2, leases);
+		try (PreparedStatement statement = prepareRenewal(connection, this.renew, renewParameters(leases, ttl))) {
 			return readTokens(statement, leases);
 		}
 	}
 
 	@Override
-	void setInstant(PreparedStatement statement, int index, @Nullable Instant instant) throws SQLException {
-		setOffsetDateTime(statement, index, instant);
+	SqlParameterValue instant(@Nullable Instant instant) {
+		return offsetDateTime(instant);
 	}
 
 	@Override

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,6 +40,7 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.StoreClockObserver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
@@ -67,6 +69,12 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	 * A TTL short enough to wait for.
 	 */
 	protected static final Duration SHORT_TTL = Duration.ofSeconds(1);
+
+	/**
+	 * How far a store's clock on this machine may read from the test's: they are the same
+	 * clock, read a round trip apart (and to the second by Kubernetes).
+	 */
+	private static final Duration STORE_CLOCK_MARGIN = Duration.ofSeconds(5);
 
 	/**
 	 * How long a test waits for something a short TTL makes happen.
@@ -104,6 +112,15 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	 * Reset the round-trip counter.
 	 */
 	protected abstract void resetRoundTrips();
+
+	/**
+	 * Return whether the backend reads the store's time in a renewal round trip (a store
+	 * whose renewal statement cannot return values does not).
+	 * @return whether renewals report the store's time
+	 */
+	protected boolean reportsStoreTimeOnRenewal() {
+		return true;
+	}
 
 	/**
 	 * Return the round trips of an uncontended, successful acquisition.
@@ -325,6 +342,60 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		HeldLease next = acquire(request(job, "node-b", LONG_TTL, slot.plusSeconds(1)));
 		assertThat(next.fencingToken()).isGreaterThan(a.fencingToken());
 		assertThat(backend().describe(job)).get().extracting(LeaseInfo::lastSlot).isEqualTo(slot.plusSeconds(1));
+	}
+
+	@Test
+	void slotAheadOfTheStoreClockIsRefusedAndChangesNothing() {
+		String job = jobName("clock-skew");
+		Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+		HeldLease first = acquire(request(job, "node-a", LONG_TTL, now.minusSeconds(10)));
+		backend().release(first, Duration.ZERO);
+		LeaseInfo before = backend().describe(job).orElseThrow();
+		AcquireResult ahead = backend().tryAcquire(new LeaseRequest(job, "node-b", UUID.randomUUID().toString(),
+				LONG_TTL, now.plusSeconds(5), Duration.ofSeconds(1)));
+		assertThat(ahead.outcome()).isEqualTo(Outcome.CLOCK_SKEW);
+		LeaseInfo after = backend().describe(job).orElseThrow();
+		assertThat(after.live()).isFalse();
+		assertThat(after.lastSlot()).isEqualTo(before.lastSlot());
+		assertThat(after.fencingToken()).isEqualTo(before.fencingToken());
+		// a slot ahead by less than the tolerance is an early trigger, not a skewed clock
+		HeldLease early = acquire(new LeaseRequest(job, "node-b", UUID.randomUUID().toString(), LONG_TTL,
+				now.plusMillis(300), Duration.ofSeconds(1)));
+		assertThat(early.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(backend().describe(job)).get().extracting(LeaseInfo::lastSlot).isEqualTo(now.plusMillis(300));
+	}
+
+	@Test
+	void firstAcquisitionWithASlotAheadOfTheStoreClockCreatesNothing() {
+		String job = jobName("clock-skew-first");
+		AcquireResult ahead = backend().tryAcquire(new LeaseRequest(job, "node-a", UUID.randomUUID().toString(),
+				LONG_TTL, Instant.now().plusSeconds(60), Duration.ofSeconds(1)));
+		assertThat(ahead.outcome()).isEqualTo(Outcome.CLOCK_SKEW);
+		assertThat(backend().describe(job)).isEmpty();
+		acquire(request(job, "node-b", LONG_TTL, Instant.now().truncatedTo(ChronoUnit.MILLIS)));
+	}
+
+	@Test
+	void storeTimeIsReportedFromTheRoundTripsTheEngineMakes() {
+		String job = jobName("store-time");
+		List<Instant> seen = new CopyOnWriteArrayList<>();
+		backend().setStoreClockObserver(seen::add);
+		try {
+			resetRoundTrips();
+			HeldLease lease = acquire(request(job, "node-a"));
+			assertThat(roundTrips()).isEqualTo(expectedAcquireRoundTrips());
+			assertThat(seen).isNotEmpty()
+				.allSatisfy((storeTime) -> assertThat(storeTime).isBetween(Instant.now().minus(STORE_CLOCK_MARGIN),
+						Instant.now().plus(STORE_CLOCK_MARGIN)));
+			if (reportsStoreTimeOnRenewal()) {
+				seen.clear();
+				assertThat(backend().renew(List.of(lease), LONG_TTL)).containsExactly(lease.leaseToken());
+				assertThat(seen).isNotEmpty();
+			}
+		}
+		finally {
+			backend().setStoreClockObserver(StoreClockObserver.NONE);
+		}
 	}
 
 	@Test

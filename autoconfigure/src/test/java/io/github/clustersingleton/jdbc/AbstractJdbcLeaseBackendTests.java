@@ -144,6 +144,14 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 		}
 	}
 
+	/**
+	 * Return the pool the backend under test uses.
+	 * @return the pool
+	 */
+	protected final HikariDataSource pool() {
+		return this.pool;
+	}
+
 	@Override
 	protected LeaseBackend backend() {
 		return this.backend;

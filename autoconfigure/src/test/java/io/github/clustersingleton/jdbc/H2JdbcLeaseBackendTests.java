@@ -48,4 +48,12 @@ class H2JdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 		return true;
 	}
 
+	/**
+	 * Return false: the renewal is an {@code UPDATE} without {@code RETURNING}.
+	 */
+	@Override
+	protected boolean reportsStoreTimeOnRenewal() {
+		return false;
+	}
+
 }

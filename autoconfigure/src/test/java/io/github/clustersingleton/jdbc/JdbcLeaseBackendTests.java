@@ -94,14 +94,23 @@ class JdbcLeaseBackendTests {
 	}
 
 	@Test
-	void mySqlAcquisitionDecidesOnStoredValuesFirst() {
-		String sql = new MySqlDialect("leases").upsertSql;
-		String updates = sql.substring(sql.indexOf("ON DUPLICATE KEY UPDATE"));
-		// lease_token is assigned first, from the stored values; every later assignment
-		// keys on it
-		assertThat(updates).startsWith("ON DUPLICATE KEY UPDATE lease_token = IF(expires_at <= UTC_TIMESTAMP(6)");
-		assertThat(updates.split("IF\\(lease_token = VALUES\\(lease_token\\)")).hasSize(6);
+	void everyPlatformLoadsItsStatementsWithTheTableNamed() {
+		for (JdbcPlatform platform : JdbcPlatform.values()) {
+			JdbcDialect dialect = JdbcDialect.of(platform, "myschema.leases");
+			assertThat(dialect.acquire.toString()).endsWith("/acquire.sql");
+		}
+		assertThat(JdbcStatement.read(JdbcStatement.location("mysql", "acquire"))).contains("INTO ${table} ");
+	}
+
+	@Test
+	void mySqlAcquisitionUsesTheUtcClockOnly() {
+		String sql = JdbcStatement.read(JdbcStatement.location("mysql", "acquire"));
 		assertThat(sql).doesNotContain("CURRENT_TIMESTAMP").doesNotContain("NOW()");
+		// every assignment after the first accepts both evaluation orders (see the file)
+		String updates = sql.substring(sql.indexOf("ON DUPLICATE KEY UPDATE"));
+		assertThat(
+				updates.split("IF\\(lease_token = VALUES\\(lease_token\\)\\s+OR \\(expires_at <= UTC_TIMESTAMP\\(6\\)"))
+			.hasSize(6);
 	}
 
 }

@@ -51,4 +51,12 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 		return 1;
 	}
 
+	/**
+	 * Return false: the renewal is an {@code UPDATE} without {@code RETURNING}.
+	 */
+	@Override
+	protected boolean reportsStoreTimeOnRenewal() {
+		return false;
+	}
+
 }

@@ -108,4 +108,12 @@ class MySqlDialectOnMariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBacken
 
 	}
 
+	/**
+	 * Return false: the renewal is an {@code UPDATE} without {@code RETURNING}.
+	 */
+	@Override
+	protected boolean reportsStoreTimeOnRenewal() {
+		return false;
+	}
+
 }

@@ -137,6 +137,17 @@ public final class TestStores {
 	}
 
 	/**
+	 * Return a new connection pool on the test MariaDB server whose connections run under
+	 * a session {@code sql_mode} of the caller's choice. Close it when done.
+	 * @param sqlModeExpression an SQL expression for the mode, such as {@code 'ORACLE'}
+	 * or {@code CONCAT(@@GLOBAL.sql_mode, ',SIMULTANEOUS_ASSIGNMENT')}
+	 * @return the pool
+	 */
+	public static HikariDataSource mariadbDataSource(String sqlModeExpression) {
+		return pool(mariadbUrl(), "mariadb-sql-mode", "SET SESSION sql_mode = " + sqlModeExpression);
+	}
+
+	/**
 	 * Return a new connection pool on a new in-memory H2 database of its own.
 	 * @return the pool
 	 */
@@ -165,7 +176,12 @@ public final class TestStores {
 	}
 
 	private static HikariDataSource pool(String url, String name) {
+		return pool(url, name, null);
+	}
+
+	private static HikariDataSource pool(String url, String name, String connectionInitSql) {
 		HikariConfig config = new HikariConfig();
+		config.setConnectionInitSql(connectionInitSql);
 		config.setJdbcUrl(url);
 		config.setPoolName("test-" + name);
 		config.setMaximumPoolSize(POOL_SIZE);

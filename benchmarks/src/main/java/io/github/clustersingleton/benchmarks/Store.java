@@ -116,7 +116,7 @@ public final class Store implements AutoCloseable {
 			createTables();
 			JdbcLeaseBackend jdbcBackend = new JdbcLeaseBackend(this.dataSource, TABLE);
 			// as the auto-configuration does: the query timeout is the lease TTL
-			jdbcBackend.setQueryTimeout(TTL);
+			jdbcBackend.setRenewalTimeout(TTL.dividedBy(4));
 			jdbcBackend.initialize();
 			this.backend = jdbcBackend;
 			JdbcLeaseBackend withoutTimeout = new JdbcLeaseBackend(this.dataSource, TABLE);

@@ -77,10 +77,12 @@ public final class JdbcLeaseAutoConfiguration {
 			// the table is created (or checked) at startup only when jobs use this
 			// backend
 			backend.setSchemaInitializer(schemaInitializer.getIfAvailable());
-			// a statement that outlives one lease TTL is of no use to anyone
-			backend.setQueryTimeout(Binder.get(environment)
+			// a renewal that hangs must give up before the watchdog's next tick (every
+			// TTL/3), so that tick can retry on a fresh connection
+			backend.setRenewalTimeout(Binder.get(environment)
 				.bind("cluster-singleton.lease-ttl", Duration.class)
-				.orElse(DEFAULT_LEASE_TTL));
+				.orElse(DEFAULT_LEASE_TTL)
+				.dividedBy(4));
 			return backend;
 		}
 		catch (IllegalArgumentException ex) {

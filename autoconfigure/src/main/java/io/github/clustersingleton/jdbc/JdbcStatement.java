@@ -1,0 +1,157 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.SqlParameterValue;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
+import org.springframework.jdbc.core.namedparam.ParsedSql;
+
+/**
+ * One SQL statement of the lease table, read from a resource next to this class
+ * ({@code <platform>/<name>.sql}) so that the SQL that runs is the SQL a DBA reads. The
+ * file names the table {@code ${table}}, replaced once when the statement is loaded, and
+ * takes named parameters ({@code :name}), bound by {@link #prepare}; a parameter bound to
+ * a collection expands to one placeholder per element, for {@code IN} lists.
+ *
+ * @author cluster-singleton contributors
+ */
+final class JdbcStatement {
+
+	private static final String TABLE_PLACEHOLDER = "${table}";
+
+	private final String resource;
+
+	private final ParsedSql parsedSql;
+
+	private final @Nullable String fixedSql;
+
+	private JdbcStatement(String resource, String sql, boolean expandsLists) {
+		this.resource = resource;
+		this.parsedSql = NamedParameterUtils.parseSqlStatement(sql);
+		// without IN lists the JDBC SQL is the same for every call: build it once
+		this.fixedSql = expandsLists ? null : NamedParameterUtils.substituteNamedParameters(this.parsedSql, null);
+	}
+
+	/**
+	 * Load a statement.
+	 * @param platform the platform directory ({@code postgresql}, {@code mysql}, ...)
+	 * @param name the statement's file name without {@code .sql}
+	 * @param table the validated table name
+	 * @param expandsLists whether some parameter is bound to a collection
+	 * @return the statement
+	 */
+	static JdbcStatement load(String platform, String name, String table, boolean expandsLists) {
+		String resource = location(platform, name);
+		return new JdbcStatement(resource, withoutCommentLines(read(resource)).replace(TABLE_PLACEHOLDER, table),
+				expandsLists);
+	}
+
+	/**
+	 * Drop the lines that are only a comment: they are for the reader, not the wire.
+	 */
+	private static String withoutCommentLines(String sql) {
+		return sql.lines().filter((line) -> !line.strip().startsWith("--")).collect(Collectors.joining("\n"));
+	}
+
+	/**
+	 * Return the class path location of a statement's file.
+	 * @param platform the platform directory
+	 * @param name the statement's file name without {@code .sql}
+	 * @return the location
+	 */
+	static String location(String platform, String name) {
+		return "io/github/clustersingleton/jdbc/" + platform + "/" + name + ".sql";
+	}
+
+	/**
+	 * Read a statement's file as it is.
+	 * @param resource the class path location
+	 * @return the file's text
+	 * @throws IllegalStateException when it is missing
+	 */
+	static String read(String resource) {
+		try (InputStream in = JdbcStatement.class.getClassLoader().getResourceAsStream(resource)) {
+			if (in == null) {
+				throw new IllegalStateException("cluster-singleton SQL resource '" + resource + "' is missing");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Failed to read cluster-singleton SQL resource '" + resource + "'", ex);
+		}
+	}
+
+	/**
+	 * Prepare the statement with its parameters bound. A parameter given as an
+	 * {@link SqlParameterValue} whose value is {@code null} is bound as SQL {@code NULL}
+	 * of that type.
+	 * @param connection the connection
+	 * @param parameters the parameters by name
+	 * @return the prepared statement, for the caller to execute and close
+	 * @throws SQLException on a driver error
+	 */
+	PreparedStatement prepare(Connection connection, MapSqlParameterSource parameters) throws SQLException {
+		String sql = (this.fixedSql != null) ? this.fixedSql
+				: NamedParameterUtils.substituteNamedParameters(this.parsedSql, parameters);
+		Object[] values = NamedParameterUtils.buildValueArray(this.parsedSql, parameters, null);
+		PreparedStatement statement = connection.prepareStatement(sql);
+		try {
+			int index = 1;
+			for (Object value : values) {
+				if (value instanceof Collection<?> items) {
+					for (Object item : items) {
+						statement.setObject(index++, item);
+					}
+				}
+				else if (value instanceof SqlParameterValue typed) {
+					if (typed.getValue() == null) {
+						statement.setNull(index++, typed.getSqlType());
+					}
+					else {
+						statement.setObject(index++, typed.getValue());
+					}
+				}
+				else {
+					statement.setObject(index++, value);
+				}
+			}
+			return statement;
+		}
+		catch (SQLException | RuntimeException ex) {
+			statement.close();
+			throw ex;
+		}
+	}
+
+	@Override
+	public String toString() {
+		return this.resource;
+	}
+
+}

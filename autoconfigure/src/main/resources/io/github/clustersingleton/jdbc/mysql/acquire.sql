@@ -1,0 +1,45 @@
+-- Acquire the lease of job :name for :owner. MySQL has no RETURNING: the caller reads
+-- the row afterwards with select-state.sql, and our lease token in it means we won.
+-- The job's row is inserted on its first acquisition. Afterwards it is taken over only
+-- when the lease has expired by the database's clock and the run has no slot or a slot
+-- later than the last claimed one; the fencing token then goes up by one.
+-- A slot later than the database's clock plus :slotToleranceMillis (the node's clock runs
+-- ahead) is refused outright: the SELECT yields no row, so nothing is inserted or updated.
+--
+-- The assignments do not depend on the order in which they are evaluated. MySQL and
+-- MariaDB's default evaluate them left to right, each seeing the columns assigned before
+-- it; MariaDB's SIMULTANEOUS_ASSIGNMENT mode (part of sql_mode=ORACLE) lets each see the
+-- stored row. The first assignment takes the lease when the stored row allows it; every
+-- other one tests "the row carries our token (taken by the first assignment, seen in
+-- left-to-right order) or the stored row allows taking it (seen with simultaneous
+-- assignment)", which is true in both orders exactly when the lease was taken.
+INSERT INTO ${table} (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token)
+SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
+       UTC_TIMESTAMP(6) + INTERVAL :ttlMillis * 1000 MICROSECOND, :slot, 1
+  FROM DUAL
+ WHERE :slot IS NULL
+    OR :slot <= UTC_TIMESTAMP(6) + INTERVAL :slotToleranceMillis * 1000 MICROSECOND
+    ON DUPLICATE KEY UPDATE
+       lease_token = IF(expires_at <= UTC_TIMESTAMP(6)
+                        AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot)),
+                        VALUES(lease_token), lease_token),
+       owner = IF(lease_token = VALUES(lease_token)
+                  OR (expires_at <= UTC_TIMESTAMP(6)
+                      AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
+                  VALUES(owner), owner),
+       acquired_at = IF(lease_token = VALUES(lease_token)
+                        OR (expires_at <= UTC_TIMESTAMP(6)
+                            AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
+                        VALUES(acquired_at), acquired_at),
+       fencing_token = IF(lease_token = VALUES(lease_token)
+                          OR (expires_at <= UTC_TIMESTAMP(6)
+                              AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
+                          fencing_token + 1, fencing_token),
+       last_slot = IF(lease_token = VALUES(lease_token)
+                      OR (expires_at <= UTC_TIMESTAMP(6)
+                          AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
+                      COALESCE(VALUES(last_slot), last_slot), last_slot),
+       expires_at = IF(lease_token = VALUES(lease_token)
+                       OR (expires_at <= UTC_TIMESTAMP(6)
+                           AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
+                       VALUES(expires_at), expires_at)

@@ -1,0 +1,10 @@
+-- Renew every lease this node holds, in one statement: extend each row that still carries
+-- one of our lease tokens and has not expired by the database's clock. :names and
+-- :leaseTokens list the same leases; lease tokens are random per acquisition, so a row
+-- whose token is in the list is that token's job. When fewer rows changed than leases
+-- were sent, select-live.sql tells which ones.
+UPDATE ${table}
+   SET expires_at = UTC_TIMESTAMP(6) + INTERVAL :ttlMillis * 1000 MICROSECOND
+ WHERE name IN (:names)
+   AND lease_token IN (:leaseTokens)
+   AND expires_at > UTC_TIMESTAMP(6)
