@@ -114,12 +114,36 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Whether the current call comes from Spring's scheduler rather than from application
-	 * code: only a scheduled trigger owns a cron slot.
+	 * Whether the current call is the scheduler's own invocation of the guarded method,
+	 * rather than application code calling it: only a scheduled trigger owns a cron slot.
+	 * Walking out from this interceptor, only proxy, AOP, reflection and other Spring
+	 * frames may come before the scheduler's {@code ScheduledMethodRunnable}; a frame of
+	 * application code in between (another {@code @Scheduled} method that calls this one,
+	 * say) makes it a direct call.
 	 */
 	private static boolean calledByScheduler() {
 		return stackWalker.walk((frames) -> frames.limit(SCHEDULER_FRAME_DEPTH)
-			.anyMatch((frame) -> SCHEDULED_METHOD_RUNNABLE.equals(frame.getClassName())));
+			.map(StackWalker.StackFrame::getClassName)
+			.dropWhile(ClusterSingletonInterceptor.class.getName()::equals)
+			.filter((className) -> !isInvocationInfrastructure(className))
+			.findFirst()
+			.map(SCHEDULED_METHOD_RUNNABLE::equals)
+			.orElse(false));
+	}
+
+	/**
+	 * Whether a frame's class only carries a call to the guarded method (a proxy, an
+	 * interceptor, reflection) without being application code that decided to call it.
+	 */
+	private static boolean isInvocationInfrastructure(String className) {
+		if (className.equals(SCHEDULED_METHOD_RUNNABLE)) {
+			return false;
+		}
+		return className.startsWith("org.springframework.") || className.contains("$$SpringCGLIB$$")
+				|| className.startsWith("java.lang.reflect.") || className.startsWith("java.lang.invoke.")
+				|| className.startsWith("jdk.internal.reflect.") || className.startsWith("jdk.proxy")
+				|| className.startsWith("io.micrometer.observation.")
+				|| className.startsWith("io.github.clustersingleton.aop.");
 	}
 
 }

@@ -256,6 +256,22 @@ class ClusterSingletonInterceptionTests {
 			});
 	}
 
+	@Test
+	void guardedCronMethodCalledFromAnotherScheduledMethodShouldOwnNoSlot() {
+		this.contextRunner.withUserConfiguration(SchedulingConfiguration.class)
+			.withBean(ContextJob.class)
+			.withBean(CallingJob.class)
+			.run((context) -> {
+				CallingJob caller = context.getBean(CallingJob.class);
+				Awaitility.await()
+					.atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+					.untilAsserted(() -> assertThat(caller.seen()).isNotNull());
+				// the scheduler invoked the caller, not the guarded method: a direct call
+				assertThat(caller.seen().jobName()).isEqualTo("context");
+				assertThat(caller.seen().slot()).isEmpty();
+			});
+	}
+
 	record Seen(String jobName, long fencingToken, Optional<Instant> slot, boolean leaseValid) {
 
 		static Seen current() {
@@ -446,6 +462,33 @@ class ClusterSingletonInterceptionTests {
 
 		public List<String> seen() {
 			return this.seen;
+		}
+
+	}
+
+	/**
+	 * An unguarded scheduled method that calls a guarded cron method directly.
+	 */
+	static class CallingJob {
+
+		private final ContextJob job;
+
+		private final AtomicReference<Seen> seen = new AtomicReference<>();
+
+		CallingJob(ContextJob job) {
+			this.job = job;
+		}
+
+		@Scheduled(fixedDelay = 50)
+		public void callGuardedJob() {
+			if (this.seen.get() == null) {
+				this.job.run();
+				this.seen.compareAndSet(null, this.job.seen());
+			}
+		}
+
+		Seen seen() {
+			return this.seen.get();
 		}
 
 	}
