@@ -133,6 +133,10 @@ public final class LeaseWatchdog implements AutoCloseable {
 				this.timer.scheduleWithFixedDelay(this::tick, this.intervalNanos, this.intervalNanos,
 						TimeUnit.NANOSECONDS);
 			}
+			// a lease granted late (a slow acquire round trip) can reach its local
+			// deadline before the next tick: check it right there
+			long untilDeadline = run.deadlineNanos() - System.nanoTime();
+			this.timer.schedule(() -> checkDeadline(run), Math.max(0, untilDeadline), TimeUnit.NANOSECONDS);
 			long untilCap = run.capNanos() - System.nanoTime();
 			return this.timer.schedule(() -> checkCap(run), Math.max(0, untilCap), TimeUnit.NANOSECONDS);
 		}
@@ -222,6 +226,13 @@ public final class LeaseWatchdog implements AutoCloseable {
 		}
 		catch (Throwable ex) {
 			logger.error("cluster-singleton watchdog tick failed", ex);
+		}
+	}
+
+	private void checkDeadline(ActiveRun run) {
+		if (this.runs.contains(run) && System.nanoTime() - run.deadlineNanos() >= 0) {
+			lose(run, "no renewal succeeded within the lease TTL of " + Duration.ofNanos(this.ttlNanos)
+					+ "; another node may hold the lease now");
 		}
 	}
 

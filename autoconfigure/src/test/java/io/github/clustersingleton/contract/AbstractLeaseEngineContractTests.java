@@ -43,6 +43,7 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseLostException;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.StoreClockObserver;
 import io.github.clustersingleton.PartialRenewalException;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -281,6 +282,35 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	@Test
+	void aLeaseGrantedLateIsLostAtItsDeadlineNotAtTheNextTick() throws Throwable {
+		String job = jobName("late-deadline");
+		Duration ttl = Duration.ofSeconds(3);
+		FlakyBackend slow = new FlakyBackend(backend());
+		// the grant arrives 0.3 s before the local deadline; the first watchdog tick
+		// would come a third of the TTL (1 s) after it
+		slow.acquireDelay = ttl.minusMillis(300);
+		slow.failRenewals.set(true);
+		RecordingListener listener = new RecordingListener();
+		ClusterSingletonExecutor node = executor("node-a", slow, Clock.systemUTC(), listener, ttl);
+		AtomicLong interruptedAfter = new AtomicLong(-1);
+		boolean executed = node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null,
+				() -> {
+					long start = System.nanoTime();
+					try {
+						Thread.sleep(10_000);
+					}
+					catch (InterruptedException ex) {
+						interruptedAfter.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+					}
+					return null;
+				});
+		assertThat(executed).isTrue();
+		assertThat(interruptedAfter.get()).as("milliseconds from the run's start to the loss of its lease")
+			.isBetween(0L, 700L);
+		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.LEASE_LOST);
+	}
+
+	@Test
 	void storeUnreachableAtTriggerSkipsTheRunWithoutThrowing() throws Throwable {
 		RecordingListener listener = new RecordingListener();
 		ClusterSingletonExecutor node = executor("node-a", unreachableBackend(), Clock.systemUTC(), listener);
@@ -377,8 +407,13 @@ public abstract class AbstractLeaseEngineContractTests {
 
 	private ClusterSingletonExecutor executor(String owner, LeaseBackend backend, Clock clock,
 			ClusterSingletonListener listener) {
+		return executor(owner, backend, clock, listener, TTL);
+	}
+
+	private ClusterSingletonExecutor executor(String owner, LeaseBackend backend, Clock clock,
+			ClusterSingletonListener listener, Duration ttl) {
 		ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend,
-				new ClusterSingletonExecutor.Settings(owner, TTL, Duration.ofSeconds(1), true), clock, listener);
+				new ClusterSingletonExecutor.Settings(owner, ttl, Duration.ofSeconds(1), true), clock, listener);
 		this.executors.add(executor);
 		return executor;
 	}
@@ -522,6 +557,11 @@ public abstract class AbstractLeaseEngineContractTests {
 		@Override
 		public void validateJobName(String jobName) {
 			this.delegate.validateJobName(jobName);
+		}
+
+		@Override
+		public void setStoreClockObserver(StoreClockObserver observer) {
+			this.delegate.setStoreClockObserver(observer);
 		}
 
 		@Override
