@@ -145,6 +145,14 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	}
 
 	/**
+	 * Return how long one renewal round trip may take.
+	 * @return the renewal timeout, zero for the driver's defaults
+	 */
+	public Duration getRenewalTimeout() {
+		return this.renewalTimeout;
+	}
+
+	/**
 	 * Set the timeout of each renewal round trip.
 	 * @param queryTimeout the timeout
 	 * @deprecated since 0.2.0 in favour of {@link #setRenewalTimeout(Duration)}, which it

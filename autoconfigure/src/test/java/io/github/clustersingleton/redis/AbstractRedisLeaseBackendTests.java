@@ -50,6 +50,7 @@ import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.test.TcpProxy;
 import io.github.clustersingleton.test.TestStores;
 import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;

@@ -16,6 +16,8 @@
 
 package io.github.clustersingleton.autoconfigure.jdbc;
 
+import java.time.Duration;
+
 import javax.sql.DataSource;
 
 import io.github.clustersingleton.ClusterSingleton;
@@ -60,6 +62,17 @@ class JdbcLeaseAutoConfigurationTests {
 			assertThat(context.getBean(JdbcLeaseBackend.class).getTableName())
 				.isEqualTo(JdbcLeaseBackend.DEFAULT_TABLE_NAME);
 		});
+	}
+
+	@Test
+	void renewalTimeoutShouldBeAQuarterOfTheLeaseTtl() {
+		this.contextRunner.with(h2())
+			.run((context) -> assertThat(context.getBean(JdbcLeaseBackend.class).getRenewalTimeout())
+				.isEqualTo(Duration.ofMillis(7500)));
+		this.contextRunner.with(h2())
+			.withPropertyValues("cluster-singleton.lease-ttl=4s")
+			.run((context) -> assertThat(context.getBean(JdbcLeaseBackend.class).getRenewalTimeout())
+				.isEqualTo(Duration.ofSeconds(1)));
 	}
 
 	@Test

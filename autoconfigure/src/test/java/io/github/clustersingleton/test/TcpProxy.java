@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-package io.github.clustersingleton.redis;
+package io.github.clustersingleton.test;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,15 +27,18 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy on a local port in front of a server, which a test can cut (every
  * connection closed, new ones refused, as when the server goes away) and restore on the
- * same port.
+ * same port, or turn into a black hole for the connections open at that moment (nothing
+ * they send arrives, nothing comes back, nothing is closed: a network path that went dark
+ * during a failover) while new connections go through.
  *
  * @author cluster-singleton contributors
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
 	private final InetSocketAddress target;
 
@@ -51,6 +54,10 @@ final class TcpProxy implements AutoCloseable {
 
 	private volatile ServerSocket server;
 
+	private final AtomicLong connections = new AtomicLong();
+
+	private volatile long blackHoledBelow;
+
 	private TcpProxy(InetSocketAddress target) throws IOException {
 		this.target = target;
 		this.server = listen(0);
@@ -65,7 +72,7 @@ final class TcpProxy implements AutoCloseable {
 	 * @return the running proxy
 	 * @throws IOException when no local port can be opened
 	 */
-	static TcpProxy start(String host, int port) throws IOException {
+	public static TcpProxy start(String host, int port) throws IOException {
 		return new TcpProxy(new InetSocketAddress(host, port));
 	}
 
@@ -73,7 +80,7 @@ final class TcpProxy implements AutoCloseable {
 	 * Return the local port clients connect to.
 	 * @return the port
 	 */
-	int getPort() {
+	public int getPort() {
 		return this.port;
 	}
 
@@ -81,7 +88,7 @@ final class TcpProxy implements AutoCloseable {
 	 * Close every connection and refuse new ones.
 	 * @throws IOException on a failure to close the listening socket
 	 */
-	synchronized void cut() throws IOException {
+	public synchronized void cut() throws IOException {
 		this.server.close();
 		for (Socket socket : this.sockets) {
 			closeQuietly(socket);
@@ -93,11 +100,19 @@ final class TcpProxy implements AutoCloseable {
 	 * Accept connections again, on the same port.
 	 * @throws IOException when the port cannot be opened again
 	 */
-	synchronized void restore() throws IOException {
+	public synchronized void restore() throws IOException {
 		if (this.server.isClosed()) {
 			this.server = listen(this.port);
 			accept(this.server);
 		}
+	}
+
+	/**
+	 * Stop forwarding on every connection open now, in both directions, without closing
+	 * any; connections opened later are forwarded as usual.
+	 */
+	public void blackHoleOpenConnections() {
+		this.blackHoledBelow = this.connections.get();
 	}
 
 	@Override
@@ -129,8 +144,9 @@ final class TcpProxy implements AutoCloseable {
 					}
 					this.sockets.add(client);
 					this.sockets.add(upstream);
-					this.threads.execute(() -> pipe(client, upstream));
-					this.threads.execute(() -> pipe(upstream, client));
+					long connection = this.connections.getAndIncrement();
+					this.threads.execute(() -> pipe(client, upstream, connection));
+					this.threads.execute(() -> pipe(upstream, client, connection));
 				}
 				catch (IOException ex) {
 					// closed by cut()
@@ -139,13 +155,15 @@ final class TcpProxy implements AutoCloseable {
 		});
 	}
 
-	private void pipe(Socket from, Socket to) {
+	private void pipe(Socket from, Socket to, long connection) {
 		byte[] buffer = new byte[8192];
 		try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 			int read;
 			while ((read = in.read(buffer)) >= 0) {
-				out.write(buffer, 0, read);
-				out.flush();
+				if (connection >= this.blackHoledBelow) {
+					out.write(buffer, 0, read);
+					out.flush();
+				}
 			}
 		}
 		catch (IOException ex) {
