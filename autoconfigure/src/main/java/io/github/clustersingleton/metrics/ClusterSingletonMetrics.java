@@ -20,8 +20,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -44,8 +46,8 @@ import org.springframework.util.Assert;
  * Micrometer meters:
  * <ul>
  * <li>{@value #ACQUIRE} (timer; tags {@code name}, {@code backend}, {@code outcome} =
- * {@code acquired|held|slot-done|error}): one sample per trigger that reached the
- * store;</li>
+ * {@code acquired|held|slot-done|clock-skew|error}): one sample per trigger that reached
+ * the store;</li>
  * <li>{@value #EXECUTION} (timer; tags {@code name}, {@code outcome} =
  * {@code success|failure|lease-lost}): one sample per guarded run;</li>
  * <li>{@value #RENEWAL} (timer; tags {@code backend}, {@code outcome} =
@@ -55,7 +57,10 @@ import org.springframework.util.Assert;
  * <li>{@value #LEASE_LOST} (counter; tag {@code name}): runs that lost their lease;</li>
  * <li>{@value #LAST_SUCCESS} (time gauge; tag {@code name}): when the job last finished
  * successfully on this node, as time since the epoch; registered at the first
- * success.</li>
+ * success;</li>
+ * <li>{@value #CLOCK_OFFSET} (gauge, seconds; tag {@code backend}): this node's clock
+ * minus the store's, as last measured from an acquire or renewal round trip; registered
+ * at the first acquisition, {@code NaN} until a round trip carried the store's time.</li>
  * </ul>
  * Tags only ever carry job names, backend ids and the fixed outcomes above, never slots,
  * tokens or owners, so the number of series stays bounded by the number of jobs.
@@ -95,6 +100,11 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 */
 	public static final String LAST_SUCCESS = "cluster.singleton.last.success";
 
+	/**
+	 * Name of the gauge of this node's clock offset from the store's.
+	 */
+	public static final String CLOCK_OFFSET = "cluster.singleton.clock.offset";
+
 	private static final String UNKNOWN_BACKEND = "unknown";
 
 	/**
@@ -121,6 +131,10 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 
 	private volatile int pruneSize = MIN_PRUNE_SIZE;
 
+	private final Supplier<Optional<Duration>> clockOffset;
+
+	private final AtomicBoolean clockOffsetRegistered = new AtomicBoolean();
+
 	/**
 	 * Create an instance that registers its meters in the given registry.
 	 * @param registry the meter registry
@@ -129,10 +143,28 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 * exists
 	 */
 	public ClusterSingletonMetrics(MeterRegistry registry, Supplier<String> backendId) {
+		this(registry, backendId, Optional::empty);
+	}
+
+	/**
+	 * Create an instance that registers its meters in the given registry.
+	 * @param registry the meter registry
+	 * @param backendId supplies the {@link io.github.clustersingleton.LeaseBackend#id()
+	 * id} of the lease store; called once, at the first acquisition, when the engine
+	 * exists
+	 * @param clockOffset supplies this node's clock minus the store's as last measured
+	 * (see
+	 * {@link io.github.clustersingleton.lease.ClusterSingletonExecutor#clockOffset()});
+	 * first called after the first acquisition
+	 */
+	public ClusterSingletonMetrics(MeterRegistry registry, Supplier<String> backendId,
+			Supplier<Optional<Duration>> clockOffset) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(backendId, "'backendId' must not be null");
+		Assert.notNull(clockOffset, "'clockOffset' must not be null");
 		this.registry = registry;
 		this.backendId = backendId;
+		this.clockOffset = clockOffset;
 		Gauge.builder(LEASES_HELD, this.heldLeases, AtomicInteger::get)
 			.description("Leases this node holds for running cluster-singleton jobs")
 			.strongReference(true)
@@ -141,10 +173,26 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 
 	@Override
 	public void acquireAttempted(JobDefinition job, @Nullable Instant slot, AcquireResult result, Duration duration) {
+		registerClockOffset();
 		if (result.isAcquired()) {
 			this.heldLeases.incrementAndGet();
 		}
 		acquireTimer(job, result.outcome().tag()).record(duration);
+	}
+
+	private void registerClockOffset() {
+		if (this.clockOffsetRegistered.compareAndSet(false, true)) {
+			Gauge.builder(CLOCK_OFFSET, this.clockOffset, ClusterSingletonMetrics::seconds)
+				.description("This node's clock minus the lease store's, measured from the engine's round trips")
+				.baseUnit("seconds")
+				.tag("backend", backendId())
+				.strongReference(true)
+				.register(this.registry);
+		}
+	}
+
+	private static double seconds(Supplier<Optional<Duration>> offset) {
+		return offset.get().map((value) -> value.toNanos() / 1e9).orElse(Double.NaN);
 	}
 
 	@Override

@@ -16,6 +16,7 @@
 
 package io.github.clustersingleton.metrics;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -123,6 +124,25 @@ abstract class AbstractClusterSingletonMetricsTests {
 			assertThat(metersA.get(ClusterSingletonMetrics.LEASES_HELD).gauge().value()).isZero();
 			assertThat(metersA.find(ClusterSingletonMetrics.LEASE_LOST).counter()).isNull();
 		}));
+	}
+
+	@Test
+	void aNodeWhoseClockRunsAheadIsRefusedItsSlotAndShowsItsOffset() {
+		Clock ahead = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(5));
+		node("node-a").withBean(Clock.class, () -> ahead).run((a) -> {
+			ClusterSingletonExecutor executor = a.getBean(ClusterSingletonExecutor.class);
+			String job = this.prefix + ".skewed";
+			JobDefinition definition = JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO);
+			// a slot-less run measures the offset; the slot this node's clock names lies
+			// five seconds ahead of the database's clock
+			assertThat(executor.execute(definition, (Instant) null, () -> null)).isTrue();
+			Instant slot = ahead.instant().truncatedTo(ChronoUnit.SECONDS);
+			assertThat(executor.execute(definition, slot, () -> null)).isFalse();
+			MeterRegistry meters = a.getBean(MeterRegistry.class);
+			assertThat(acquire(meters, job, "clock-skew").count()).isOne();
+			double offset = meters.get(ClusterSingletonMetrics.CLOCK_OFFSET).tag("backend", "jdbc").gauge().value();
+			assertThat(offset).isBetween(4.0, 6.0);
+		});
 	}
 
 	@Test

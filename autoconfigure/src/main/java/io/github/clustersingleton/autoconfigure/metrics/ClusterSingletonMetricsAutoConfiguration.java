@@ -51,7 +51,8 @@ public final class ClusterSingletonMetricsAutoConfiguration {
 		// the listener is called by the executor, so the executor exists whenever the
 		// backend id is first needed; resolving it earlier would create the lazy engine
 		// in applications without jobs
-		return new ClusterSingletonMetrics(meterRegistry, () -> executor.getObject().getBackend().id());
+		return new ClusterSingletonMetrics(meterRegistry, () -> executor.getObject().getBackend().id(),
+				() -> executor.getObject().clockOffset());
 	}
 
 }
