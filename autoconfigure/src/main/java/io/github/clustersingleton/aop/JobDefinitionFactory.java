@@ -24,12 +24,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TimeZone;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.aop.JobDefaults.JobOverride;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
@@ -49,6 +52,10 @@ import org.springframework.util.StringValueResolver;
  * @since 0.1.0
  */
 public class JobDefinitionFactory {
+
+	private static final Log logger = LogFactory.getLog(JobDefinitionFactory.class);
+
+	private final Set<String> zonelessJobsWarned = ConcurrentHashMap.newKeySet();
 
 	private final StringValueResolver resolver;
 
@@ -193,6 +200,13 @@ public class JobDefinitionFactory {
 				return null;
 			}
 			String zone = resolve(scheduled.zone());
+			if (!StringUtils.hasText(zone) && this.zonelessJobsWarned.add(job)) {
+				logger.warn("cluster-singleton " + job + " has a cron trigger without a zone: its slots are the "
+						+ "fire times in this JVM's default time zone (" + TimeZone.getDefault().getID() + "), so a "
+						+ "node whose default time zone differs computes other slots, and the job can run twice or "
+						+ "not at all around them. Set @Scheduled(zone = \"...\") on "
+						+ method.getDeclaringClass().getSimpleName() + "." + method.getName());
+			}
 			ZoneId zoneId;
 			try {
 				zoneId = StringUtils.hasText(zone) ? ZoneId.of(zone) : TimeZone.getDefault().toZoneId();

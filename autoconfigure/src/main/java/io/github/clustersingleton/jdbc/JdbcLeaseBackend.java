@@ -16,12 +16,17 @@
 
 package io.github.clustersingleton.jdbc;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -206,6 +211,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		}
 		try {
 			probe();
+			warnIfNoOtherNodeCanShare();
 			if (initializationFailure != null) {
 				logger.info("cluster-singleton could not run its CREATE TABLE for '" + this.tableName
 						+ "' but the table exists, so it is used as it is: " + initializationFailure.getMessage());
@@ -230,6 +236,56 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		catch (DataAccessException ex) {
 			logger.warn("cluster-singleton could not check lease table '" + this.tableName
 					+ "'; runs are skipped until the database answers: " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Warn when the lease table lives in an H2 database that only this JVM can open (in
+	 * memory, or a file without {@code AUTO_SERVER}): every node then has a table of its
+	 * own and nothing is excluded across nodes.
+	 */
+	private void warnIfNoOtherNodeCanShare() {
+		String url = execute("read the database URL", (connection, dialect) -> (dialect instanceof H2Dialect)
+				? String.valueOf(connection.getMetaData().getURL()) : null);
+		if (url != null && isPrivateH2(url)) {
+			logger.warn("cluster-singleton keeps its leases in H2 database '" + url + "', which only this JVM can "
+					+ "open: other nodes have lease tables of their own, so nothing keeps them from running the same "
+					+ "jobs. Use a database every node reaches (PostgreSQL, MySQL, MariaDB, an H2 server, or an H2 "
+					+ "file with AUTO_SERVER=TRUE on one machine)");
+		}
+	}
+
+	/**
+	 * Return whether an H2 database URL, as the connection reports it, names a database
+	 * no other JVM can open: an in-memory one, or a file that no H2 server serves. A file
+	 * opened with {@code AUTO_SERVER=TRUE} has a lock file next to it that names the
+	 * server other JVMs connect to (the connection's URL no longer shows the setting).
+	 * @param url the database URL
+	 * @return whether only this JVM can open the database
+	 */
+	static boolean isPrivateH2(String url) {
+		if (!url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
+			return false;
+		}
+		String location = url.substring(8);
+		String lower = location.toLowerCase(Locale.ROOT);
+		if (lower.startsWith("tcp:") || lower.startsWith("ssl:")) {
+			return false;
+		}
+		if (lower.startsWith("mem:")) {
+			return true;
+		}
+		String path = lower.startsWith("file:") ? location.substring(5) : location;
+		int settings = path.indexOf(';');
+		path = (settings >= 0) ? path.substring(0, settings) : path;
+		if (path.startsWith("~")) {
+			path = System.getProperty("user.home") + path.substring(1);
+		}
+		try {
+			return !Files.readString(Path.of(path + ".lock.db"), StandardCharsets.ISO_8859_1).contains("server=");
+		}
+		catch (IOException | RuntimeException ex) {
+			return true;
 		}
 	}
 

@@ -87,7 +87,7 @@ public class DemoJobs {
 	/**
 	 * A short cron job: one run per cron slot, on one node.
 	 */
-	@Scheduled(cron = "${demo.report-cron:*/5 * * * * *}")
+	@Scheduled(cron = "${demo.report-cron:*/5 * * * * *}", zone = "UTC")
 	@ClusterSingleton(name = "report")
 	public void report() {
 		ClusterSingletonContext run = ClusterSingletonContext.current();
@@ -113,7 +113,7 @@ public class DemoJobs {
 	 * between steps so that it would stop early if the lease were lost (store
 	 * unreachable, lockAtMostFor reached).
 	 */
-	@Scheduled(cron = "${demo.export-cron:0 * * * * *}")
+	@Scheduled(cron = "${demo.export-cron:0 * * * * *}", zone = "UTC")
 	@ClusterSingleton(name = "long-export", lockAtMostFor = "5m")
 	public void longExport() {
 		ClusterSingletonContext run = ClusterSingletonContext.current();
