@@ -123,6 +123,15 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	}
 
 	/**
+	 * Return the round trips of an acquisition refused because its slot lies ahead of the
+	 * store's clock.
+	 * @return the round trips
+	 */
+	protected int expectedClockSkewRoundTrips() {
+		return expectedFailedAcquireRoundTrips();
+	}
+
+	/**
 	 * Return the round trips of an uncontended, successful acquisition.
 	 * @return the round trips
 	 */
@@ -351,9 +360,11 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		HeldLease first = acquire(request(job, "node-a", LONG_TTL, now.minusSeconds(10)));
 		backend().release(first, Duration.ZERO);
 		LeaseInfo before = backend().describe(job).orElseThrow();
+		resetRoundTrips();
 		AcquireResult ahead = backend().tryAcquire(new LeaseRequest(job, "node-b", UUID.randomUUID().toString(),
 				LONG_TTL, now.plusSeconds(5), Duration.ofSeconds(1)));
 		assertThat(ahead.outcome()).isEqualTo(Outcome.CLOCK_SKEW);
+		assertThat(roundTrips()).isEqualTo(expectedClockSkewRoundTrips());
 		LeaseInfo after = backend().describe(job).orElseThrow();
 		assertThat(after.live()).isFalse();
 		assertThat(after.lastSlot()).isEqualTo(before.lastSlot());
