@@ -217,7 +217,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
 					+ ": the slot lies ahead of the " + this.backend.id() + " store's clock by more than the slot "
 					+ "tolerance of " + this.settings.slotTolerance() + "; this node's clock is "
-					+ describeOffset(this.storeClock.offset()) + " the store's. Synchronize this node's clock (NTP)");
+					+ describeOffset(this.storeClock.offset()) + " the store's. Synchronize the clocks (NTP); if every "
+					+ "node reports this, the store's clock is the one behind");
 			notify(() -> observed.stop(result.outcome().tag(), null));
 			return false;
 		}
