@@ -92,6 +92,48 @@ public class JobDefinitionFactory {
 		Setting atLeast = pick(job, (override != null) ? override.lockAtLeastFor() : null, prefix + "lock-at-least-for",
 				annotation.lockAtLeastFor(), "@ClusterSingleton(lockAtLeastFor)", this.defaults.lockAtLeastFor(),
 				"cluster-singleton.default-lock-at-least-for");
+		return definition(job, name, atMost, atLeast, override, cronSchedule(method, job), source);
+	}
+
+	/**
+	 * Create the definition of a job run through the
+	 * {@link io.github.clustersingleton.ClusterSingletonTemplate}: the
+	 * {@code cluster-singleton.jobs.<name>} entry wins over what the code sets, and the
+	 * configured defaults fill in what neither sets.
+	 * @param name the job name
+	 * @param lockAtMostFor what the code sets, or {@code null}
+	 * @param lockAtLeastFor what the code sets, or {@code null}
+	 * @param source where the job comes from, for messages
+	 * @return the job
+	 * @throws ClusterSingletonConfigurationException when the settings are invalid
+	 */
+	public JobDefinition create(String name, @Nullable Duration lockAtMostFor, @Nullable Duration lockAtLeastFor,
+			String source) {
+		String job = "cluster-singleton job '" + name + "' (" + source + ")";
+		JobOverride override = this.defaults.overrides().apply(name);
+		String prefix = "cluster-singleton.jobs." + ((override != null) ? override.key() : name) + ".";
+		Setting atMost = pick((override != null) ? override.lockAtMostFor() : null, prefix + "lock-at-most-for",
+				lockAtMostFor, "Job.lockAtMostFor", this.defaults.lockAtMostFor(),
+				"cluster-singleton.default-lock-at-most-for");
+		Setting atLeast = pick((override != null) ? override.lockAtLeastFor() : null, prefix + "lock-at-least-for",
+				lockAtLeastFor, "Job.lockAtLeastFor", this.defaults.lockAtLeastFor(),
+				"cluster-singleton.default-lock-at-least-for");
+		return definition(job, name, atMost, atLeast, override, null, source);
+	}
+
+	private static Setting pick(@Nullable Duration property, String propertyName, @Nullable Duration code,
+			String codeName, Duration fallback, String fallbackName) {
+		if (property != null) {
+			return new Setting(property, propertyName);
+		}
+		if (code != null) {
+			return new Setting(code, codeName);
+		}
+		return new Setting(fallback, fallbackName);
+	}
+
+	private JobDefinition definition(String job, String name, Setting atMost, Setting atLeast,
+			@Nullable JobOverride override, @Nullable CronSlotSchedule schedule, String source) {
 		if (atMost.value().isNegative() || atMost.value().isZero()) {
 			throw invalid(job + ": lockAtMostFor must be positive, but " + atMost.origin() + " is " + atMost.value());
 		}
@@ -109,7 +151,7 @@ public class JobDefinitionFactory {
 					+ "), or the watchdog could never renew the lease");
 		}
 		boolean enabled = override == null || override.enabled();
-		return new JobDefinition(name, atMost.value(), atLeast.value(), enabled, cronSchedule(method, job), source);
+		return new JobDefinition(name, atMost.value(), atLeast.value(), enabled, schedule, source);
 	}
 
 	private String resolveName(Class<?> userClass, Method method, ClusterSingleton annotation, String source) {

@@ -25,8 +25,10 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.ClusterSingletonTemplate;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.aop.ClusterSingletonBeanPostProcessor;
+import io.github.clustersingleton.aop.DefaultClusterSingletonTemplate;
 import io.github.clustersingleton.aop.JobDefaults;
 import io.github.clustersingleton.aop.JobDefaults.JobOverride;
 import io.github.clustersingleton.aop.JobDefinitionFactory;
@@ -85,18 +87,29 @@ public final class ClusterSingletonAutoConfiguration {
 			ObjectProvider<JobRegistry> registry, ObjectProvider<ClusterSingletonExecutor> executor) {
 		// a post-processor is created before ordinary beans: bind the properties here
 		// rather than depend on the properties bean
+		JobDefinitionFactory factory = jobDefinitionFactory(environment);
+		ClusterSingletonBeanPostProcessor postProcessor = new ClusterSingletonBeanPostProcessor(factory,
+				registry.getObject(), executor::getObject);
+		postProcessor
+			.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+		return postProcessor;
+	}
+
+	private static JobDefinitionFactory jobDefinitionFactory(Environment environment) {
 		ClusterSingletonProperties properties = Binder.get(environment)
 			.bindOrCreate("cluster-singleton", ClusterSingletonProperties.class);
 		validate(properties);
 		JobDefaults defaults = new JobDefaults(properties.getDefaultLockAtMostFor(),
 				properties.getDefaultLockAtLeastFor(), properties.getLeaseTtl(),
 				(name) -> findOverride(properties, name));
-		JobDefinitionFactory factory = new JobDefinitionFactory(environment::resolveRequiredPlaceholders, defaults);
-		ClusterSingletonBeanPostProcessor postProcessor = new ClusterSingletonBeanPostProcessor(factory,
-				registry.getObject(), executor::getObject);
-		postProcessor
-			.setProxyTargetClass(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
-		return postProcessor;
+		return new JobDefinitionFactory(environment::resolveRequiredPlaceholders, defaults);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(ClusterSingletonTemplate.class)
+	DefaultClusterSingletonTemplate clusterSingletonTemplate(Environment environment,
+			ObjectProvider<ClusterSingletonExecutor> executor) {
+		return new DefaultClusterSingletonTemplate(jobDefinitionFactory(environment), executor::getObject);
 	}
 
 	@Bean(destroyMethod = "close")

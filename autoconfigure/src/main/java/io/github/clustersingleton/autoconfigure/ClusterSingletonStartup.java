@@ -83,7 +83,7 @@ public final class ClusterSingletonStartup
 						+ ex.getMessage() + ". Choose a shorter or simpler @ClusterSingleton(name = ...)", ex);
 			}
 		}
-		backend.initialize();
+		executor.initializeBackend();
 		if (logger.isInfoEnabled()) {
 			logger.info("cluster-singleton guards " + jobs.size() + " job(s) with the " + backend.id()
 					+ " lease store as owner '" + executor.getSettings().owner() + "' (lease TTL "
@@ -106,7 +106,8 @@ public final class ClusterSingletonStartup
 			if (!known) {
 				logger.warn("cluster-singleton.jobs." + key + " matches no @ClusterSingleton job; known jobs: "
 						+ registry.names() + ". Use brackets for job names with dots, as in "
-						+ "cluster-singleton.jobs[Billing.bill].enabled");
+						+ "cluster-singleton.jobs[Billing.bill].enabled (a job run only through "
+						+ "ClusterSingletonTemplate is not known at startup; its entry applies all the same)");
 			}
 		}
 	}

@@ -72,6 +72,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private volatile boolean closing;
 
+	private volatile boolean backendInitialized;
+
 	private Duration shutdownGracePeriod = Duration.ZERO;
 
 	private volatile RunObserver runObserver = RunObserver.NONE;
@@ -106,6 +108,25 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public Optional<Duration> clockOffset() {
 		return this.storeClock.offset();
+	}
+
+	/**
+	 * Prepare the lease store ({@link LeaseBackend#initialize()}) unless that already
+	 * succeeded: at startup when the application has annotated jobs, else at the first
+	 * programmatic run.
+	 * @throws io.github.clustersingleton.ClusterSingletonConfigurationException when the
+	 * store is reachable but cannot be used as configured
+	 */
+	public void initializeBackend() {
+		if (this.backendInitialized) {
+			return;
+		}
+		synchronized (this) {
+			if (!this.backendInitialized) {
+				this.backend.initialize();
+				this.backendInitialized = true;
+			}
+		}
 	}
 
 	/**
