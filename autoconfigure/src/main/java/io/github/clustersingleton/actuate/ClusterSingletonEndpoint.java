@@ -103,8 +103,9 @@ public class ClusterSingletonEndpoint {
 			storeError = (lease.error() != null) ? lease.error() : storeError;
 			jobs.put(job.name(), describe(job, lease, held));
 		}
+		Duration clockOffset = (executor != null) ? executor.clockOffset().orElse(null) : null;
 		return new ClusterSingletonDescriptor((backend != null) ? backend.id() : null,
-				(executor != null) ? executor.getSettings().owner() : null, jobs);
+				(executor != null) ? executor.getSettings().owner() : null, clockOffset, jobs);
 	}
 
 	/**
@@ -198,10 +199,12 @@ public class ClusterSingletonEndpoint {
 	 * engine
 	 * @param owner this node's identity in the store, {@code null} while no job has
 	 * started the engine
+	 * @param clockOffset this node's clock minus the store's, as last measured from an
+	 * acquire or renewal round trip; {@code null} before the first measurement
 	 * @param jobs the jobs by name
 	 */
 	public record ClusterSingletonDescriptor(@Nullable String backend, @Nullable String owner,
-			Map<String, JobDescriptor> jobs) implements OperationResponseBody {
+			@Nullable Duration clockOffset, Map<String, JobDescriptor> jobs) implements OperationResponseBody {
 
 	}
 

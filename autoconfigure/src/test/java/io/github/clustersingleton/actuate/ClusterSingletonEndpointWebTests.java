@@ -17,6 +17,7 @@
 package io.github.clustersingleton.actuate;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.clustersingleton.LeaseBackend;
@@ -71,6 +72,8 @@ class ClusterSingletonEndpointWebTests {
 			.isEqualTo("jdbc")
 			.jsonPath("$.owner")
 			.isEqualTo("web-node")
+			.jsonPath("$.clockOffset")
+			.value(String.class, (offset) -> assertThat(Duration.parse(offset).abs()).isLessThan(Duration.ofSeconds(5)))
 			.jsonPath("$.jobs.report.name")
 			.isEqualTo("report")
 			.jsonPath("$.jobs.report.settings.schedule[0]")
