@@ -70,6 +70,14 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 	}
 
 	/**
+	 * Return a result for a trigger skipped locally because this node is not the leader.
+	 * @return the result
+	 */
+	public static AcquireResult notLeader() {
+		return new AcquireResult(Outcome.NOT_LEADER, 0, null, null);
+	}
+
+	/**
 	 * Classify a failed acquisition: {@link #slotDone} when the request's slot is at or
 	 * before the stored one, otherwise {@link #held}.
 	 * @param request the failed request
@@ -137,7 +145,13 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 		 * tolerance: this node's clock runs ahead, and the store refused to let it claim
 		 * a slot that has not come yet.
 		 */
-		CLOCK_SKEW("clock-skew");
+		CLOCK_SKEW("clock-skew"),
+
+		/**
+		 * Leader mode is on and this node is not the leader: the trigger was skipped
+		 * locally, without asking the store.
+		 */
+		NOT_LEADER("not-leader");
 
 		private final String tag;
 

@@ -30,6 +30,7 @@ import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.LeaderElection;
 import io.github.clustersingleton.lease.JobRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -104,8 +105,18 @@ public class ClusterSingletonEndpoint {
 			jobs.put(job.name(), describe(job, lease, held));
 		}
 		Duration clockOffset = (executor != null) ? executor.clockOffset().orElse(null) : null;
+		LeaderDescriptor leader = (executor != null)
+				? executor.leadership().map((election) -> describeLeader(election, backend)).orElse(null) : null;
 		return new ClusterSingletonDescriptor((backend != null) ? backend.id() : null,
-				(executor != null) ? executor.getSettings().owner() : null, clockOffset, jobs);
+				(executor != null) ? executor.getSettings().owner() : null, clockOffset, leader, jobs);
+	}
+
+	private static LeaderDescriptor describeLeader(LeaderElection election, @Nullable LeaseBackend backend) {
+		LeaseView lease = readLease(backend, election.getLeaseName());
+		LeaseInfo info = lease.lease();
+		return new LeaderDescriptor(election.getLeaseName(), election.isLeader(), election.term(),
+				(info != null && info.live()) ? info.holder() : null, (info != null) ? info.fencingToken() : 0,
+				lease.error());
 	}
 
 	/**
@@ -201,10 +212,28 @@ public class ClusterSingletonEndpoint {
 	 * started the engine
 	 * @param clockOffset this node's clock minus the store's, as last measured from an
 	 * acquire or renewal round trip; {@code null} before the first measurement
+	 * @param leader leader mode's state, {@code null} when leader mode is off
 	 * @param jobs the jobs by name
 	 */
 	public record ClusterSingletonDescriptor(@Nullable String backend, @Nullable String owner,
-			@Nullable Duration clockOffset, Map<String, JobDescriptor> jobs) implements OperationResponseBody {
+			@Nullable Duration clockOffset, @Nullable LeaderDescriptor leader,
+			Map<String, JobDescriptor> jobs) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * Leader mode's state, as this node and the store see it.
+	 *
+	 * @param leaseName the name of the leader lease
+	 * @param thisNodeIsLeader whether this node is the leader
+	 * @param thisNodeTerm this node's term, {@code 0} when it is not the leader
+	 * @param leader the holder of the live leader lease in the store, {@code null} when
+	 * none (or the store could not be read)
+	 * @param term the leader lease's fencing token in the store: the current or last term
+	 * @param error why the store could not be read, {@code null} when it could
+	 */
+	public record LeaderDescriptor(String leaseName, boolean thisNodeIsLeader, long thisNodeTerm,
+			@Nullable String leader, long term, @Nullable String error) {
 
 	}
 

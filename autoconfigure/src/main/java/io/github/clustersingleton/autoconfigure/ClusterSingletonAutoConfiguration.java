@@ -24,9 +24,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.github.clustersingleton.ClusterLeadership;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.ClusterSingletonTemplate;
 import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeadershipGrantedEvent;
+import io.github.clustersingleton.LeadershipRevokedEvent;
 import io.github.clustersingleton.aop.ClusterSingletonBeanPostProcessor;
 import io.github.clustersingleton.aop.DefaultClusterSingletonTemplate;
 import io.github.clustersingleton.aop.JobDefaults;
@@ -36,6 +39,7 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CompositeClusterSingletonListener;
 import io.github.clustersingleton.lease.JobRegistry;
+import io.github.clustersingleton.lease.LeaderElection;
 import io.github.clustersingleton.lease.RunObserver;
 import org.jspecify.annotations.Nullable;
 
@@ -48,10 +52,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of cluster-singleton's engine: the
@@ -118,7 +124,7 @@ public final class ClusterSingletonAutoConfiguration {
 	ClusterSingletonExecutor clusterSingletonExecutor(ClusterSingletonProperties properties,
 			ObjectProvider<LeaseBackend> backends, ObjectProvider<Clock> clock,
 			ObjectProvider<ClusterSingletonListener> listeners, ObjectProvider<RunObserver> runObserver,
-			JobRegistry registry, Environment environment) {
+			JobRegistry registry, Environment environment, ApplicationEventPublisher eventPublisher) {
 		validate(properties);
 		LeaseBackend backend = LeaseBackendSelector.select(properties.getBackend(), backends.orderedStream().toList(),
 				backends.getIfUnique(), registry.jobs().stream().map((job) -> job.name()).toList());
@@ -130,7 +136,18 @@ public final class ClusterSingletonAutoConfiguration {
 				new CompositeClusterSingletonListener(listeners.orderedStream().toList()));
 		executor.setShutdownGracePeriod(shutdownGracePeriod(environment));
 		runObserver.ifUnique(executor::setRunObserver);
+		if (properties.getLeader().isEnabled()) {
+			executor.enableLeaderMode(properties.getLeader().getLeaseName(), new LeadershipEvents(eventPublisher));
+		}
 		return executor;
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("cluster-singleton.leader.enabled")
+	ClusterLeadership clusterSingletonLeadership(ObjectProvider<ClusterSingletonExecutor> executor) {
+		return executor.getObject()
+			.leadership()
+			.orElseThrow(() -> new IllegalStateException("Leader mode is off in the ClusterSingletonExecutor bean"));
 	}
 
 	@Bean
@@ -163,6 +180,10 @@ public final class ClusterSingletonAutoConfiguration {
 		if (properties.getSlotTolerance().isNegative()) {
 			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.slot-tolerance ("
 					+ properties.getSlotTolerance() + "): it must not be negative");
+		}
+		if (properties.getLeader().isEnabled() && !StringUtils.hasText(properties.getLeader().getLeaseName())) {
+			throw new ClusterSingletonConfigurationException(
+					"Invalid cluster-singleton.leader.lease-name: it must not be empty in leader mode");
 		}
 		String owner = properties.getOwnerId();
 		if (owner != null && (owner.isBlank() || owner.length() > 255)) {
@@ -205,6 +226,29 @@ public final class ClusterSingletonAutoConfiguration {
 		Duration period = binder.bind("spring.task.scheduling.shutdown.await-termination-period", Duration.class)
 			.orElse(null);
 		return (await && period != null) ? period : DEFAULT_SHUTDOWN_GRACE;
+	}
+
+	/**
+	 * Publishes the engine's leadership changes as application events.
+	 */
+	private static final class LeadershipEvents implements LeaderElection.Listener {
+
+		private final ApplicationEventPublisher publisher;
+
+		LeadershipEvents(ApplicationEventPublisher publisher) {
+			this.publisher = publisher;
+		}
+
+		@Override
+		public void granted(long term) {
+			this.publisher.publishEvent(new LeadershipGrantedEvent(this, term));
+		}
+
+		@Override
+		public void revoked(long term, String reason) {
+			this.publisher.publishEvent(new LeadershipRevokedEvent(this, term, reason));
+		}
+
 	}
 
 	static String defaultOwnerId() {

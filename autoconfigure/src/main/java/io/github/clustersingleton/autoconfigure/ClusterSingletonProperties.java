@@ -87,6 +87,8 @@ public class ClusterSingletonProperties {
 	 */
 	private Map<String, Job> jobs = new LinkedHashMap<>();
 
+	private final Leader leader = new Leader();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -157,6 +159,47 @@ public class ClusterSingletonProperties {
 
 	public void setJobs(Map<String, Job> jobs) {
 		this.jobs = jobs;
+	}
+
+	public Leader getLeader() {
+		return this.leader;
+	}
+
+	/**
+	 * Leader mode: one node of the cluster, elected with one lease, runs every guarded
+	 * job.
+	 */
+	public static class Leader {
+
+		/**
+		 * Whether guarded jobs run only on the leader: one node, elected with one lease
+		 * that the watchdog renews with the job leases. The other nodes skip every
+		 * trigger without asking the store (outcome 'not-leader'). The leader still takes
+		 * each job's lease, so slots and fencing tokens stay exact across leader changes.
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * Name of the leader lease in the store. Reserved: no job may have this name.
+		 */
+		private String leaseName = "leader";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getLeaseName() {
+			return this.leaseName;
+		}
+
+		public void setLeaseName(String leaseName) {
+			this.leaseName = leaseName;
+		}
+
 	}
 
 	/**

@@ -66,13 +66,18 @@ public final class ClusterSingletonStartup
 	public void afterSingletonsInstantiated() {
 		JobRegistry registry = this.registry.getObject();
 		warnAboutUnknownJobs(registry);
-		if (registry.isEmpty()) {
+		ClusterSingletonProperties properties = this.properties.getIfAvailable();
+		boolean leaderMode = properties != null && properties.getLeader().isEnabled();
+		if (registry.isEmpty() && !leaderMode) {
 			return;
 		}
 		ClusterSingletonExecutor executor = this.executorProvider.getObject();
 		this.executor = executor;
 		LeaseBackend backend = executor.getBackend();
 		List<JobDefinition> jobs = registry.jobs();
+		if (leaderMode) {
+			checkLeaderLeaseName(backend, properties.getLeader().getLeaseName(), jobs);
+		}
 		for (JobDefinition job : jobs) {
 			try {
 				backend.validateJobName(job.name());
@@ -84,11 +89,36 @@ public final class ClusterSingletonStartup
 			}
 		}
 		executor.initializeBackend();
+		if (leaderMode) {
+			executor.startLeaderElection();
+			logger.info("cluster-singleton leader mode: guarded jobs run only on the node that holds the '"
+					+ properties.getLeader().getLeaseName() + "' lease");
+		}
+		if (jobs.isEmpty()) {
+			return;
+		}
 		if (logger.isInfoEnabled()) {
 			logger.info("cluster-singleton guards " + jobs.size() + " job(s) with the " + backend.id()
 					+ " lease store as owner '" + executor.getSettings().owner() + "' (lease TTL "
 					+ executor.getSettings().leaseTtl() + "): "
 					+ String.join(", ", jobs.stream().map(JobDefinition::name).toList()));
+		}
+	}
+
+	private static void checkLeaderLeaseName(LeaseBackend backend, String leaseName, List<JobDefinition> jobs) {
+		try {
+			backend.validateJobName(leaseName);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.leader.lease-name '" + leaseName
+					+ "': the " + backend.id() + " lease store cannot hold this name: " + ex.getMessage(), ex);
+		}
+		for (JobDefinition job : jobs) {
+			if (job.name().equals(leaseName)) {
+				throw new ClusterSingletonConfigurationException("Invalid cluster-singleton job '" + job.name() + "' ("
+						+ job.source() + "): the name is reserved for the leader lease in leader mode. Rename the job, "
+						+ "or set another cluster-singleton.leader.lease-name");
+			}
 		}
 	}
 

@@ -74,6 +74,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private volatile boolean backendInitialized;
 
+	private volatile @Nullable LeaderElection leader;
+
 	private Duration shutdownGracePeriod = Duration.ZERO;
 
 	private volatile RunObserver runObserver = RunObserver.NONE;
@@ -108,6 +110,41 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public Optional<Duration> clockOffset() {
 		return this.storeClock.offset();
+	}
+
+	/**
+	 * Turn leader mode on: from {@link #startLeaderElection()} on, this node asks for the
+	 * leader lease at every watchdog tick, and guarded jobs run only while it is the
+	 * leader. Call before the first run.
+	 * @param leaseName the name of the leader lease in the store
+	 * @param listener told when leadership begins and ends
+	 * @return the election, which reports this node's leadership
+	 */
+	public synchronized LeaderElection enableLeaderMode(String leaseName, LeaderElection.Listener listener) {
+		Assert.hasText(leaseName, "'leaseName' must not be empty");
+		Assert.notNull(listener, "'listener' must not be null");
+		Assert.state(this.leader == null, "Leader mode is already on");
+		LeaderElection leader = new LeaderElection(this.backend, this.settings.owner(), leaseName,
+				this.settings.leaseTtl(), listener);
+		this.watchdog.setLeaderElection(leader);
+		this.leader = leader;
+		return leader;
+	}
+
+	/**
+	 * Ask for the leader lease now and at every watchdog tick from now on.
+	 */
+	public void startLeaderElection() {
+		Assert.state(this.leader != null, "Leader mode is off");
+		this.watchdog.start();
+	}
+
+	/**
+	 * Return the leader election, in leader mode.
+	 * @return the election, or empty when leader mode is off
+	 */
+	public Optional<LeaderElection> leadership() {
+		return Optional.ofNullable(this.leader);
 	}
 
 	/**
@@ -212,6 +249,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (!job.enabled()) {
 			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name()
 					+ "': disabled by cluster-singleton.jobs." + job.name() + ".enabled"));
+			return false;
+		}
+		LeaderElection leader = this.leader;
+		if (leader != null && !leader.isLeader()) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": this node is not the leader"));
+			notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notLeader(), Duration.ZERO));
 			return false;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
@@ -404,6 +448,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			case HELD -> "lease held by " + ((result.holder() != null) ? result.holder() : "another node");
 			case SLOT_DONE -> "slot already run (last slot " + result.lastSlot() + ")";
 			case CLOCK_SKEW -> "slot ahead of the store's clock";
+			case NOT_LEADER -> "this node is not the leader";
 			case ACQUIRED -> "acquired";
 		};
 	}
@@ -450,6 +495,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 					+ " job(s) still run; their leases are no longer renewed");
 		}
 		this.watchdog.close();
+		LeaderElection leader = this.leader;
+		if (leader != null) {
+			leader.resign();
+		}
 	}
 
 	/**

@@ -84,6 +84,8 @@ public final class LeaseWatchdog implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	private volatile @Nullable LeaderElection leader;
+
 	private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
 
 	private final AtomicInteger suppressedWarnings = new AtomicInteger();
@@ -115,6 +117,25 @@ public final class LeaseWatchdog implements AutoCloseable {
 			thread.setDaemon(true);
 			return thread;
 		};
+	}
+
+	/**
+	 * Renew the leader lease in leader mode, in the same round trip as the job leases,
+	 * and ask for it at every tick while this node is not the leader.
+	 * @param leader the election
+	 */
+	void setLeaderElection(LeaderElection leader) {
+		this.leader = leader;
+	}
+
+	/**
+	 * Start ticking now rather than at the first run: in leader mode, the first tick asks
+	 * for the leader lease.
+	 */
+	void start() {
+		if (!this.closed && this.started.compareAndSet(false, true)) {
+			this.timer.scheduleWithFixedDelay(this::tick, 0, this.intervalNanos, TimeUnit.NANOSECONDS);
+		}
 	}
 
 	/**
@@ -191,8 +212,17 @@ public final class LeaseWatchdog implements AutoCloseable {
 	private void tick() {
 		try {
 			long now = System.nanoTime();
-			List<ActiveRun> toRenew = new ArrayList<>(this.runs.size());
+			LeaderElection leader = this.leader;
+			HeldLease leaderLease = null;
 			long earliestDeadline = now + this.intervalNanos;
+			if (leader != null) {
+				leader.checkDeadline(now);
+				leaderLease = leader.currentLease();
+				if (leaderLease != null && leader.deadlineNanos() - earliestDeadline < 0) {
+					earliestDeadline = leader.deadlineNanos();
+				}
+			}
+			List<ActiveRun> toRenew = new ArrayList<>(this.runs.size());
 			for (ActiveRun run : this.runs) {
 				if (now - run.capNanos() >= 0) {
 					lose(run, "the run exceeded its lockAtMostFor of " + run.job().lockAtMostFor());
@@ -208,9 +238,10 @@ public final class LeaseWatchdog implements AutoCloseable {
 					}
 				}
 			}
-			if (!toRenew.isEmpty() && this.renewalInFlight.compareAndSet(false, true)) {
+			HeldLease leaderToRenew = leaderLease;
+			if ((!toRenew.isEmpty() || leader != null) && this.renewalInFlight.compareAndSet(false, true)) {
 				try {
-					this.renewer.execute(() -> renew(toRenew));
+					this.renewer.execute(() -> roundTrip(toRenew, leader, leaderToRenew));
 				}
 				catch (RuntimeException ex) {
 					this.renewalInFlight.set(false);
@@ -238,6 +269,10 @@ public final class LeaseWatchdog implements AutoCloseable {
 
 	private void checkDeadlines() {
 		long now = System.nanoTime();
+		LeaderElection leader = this.leader;
+		if (leader != null) {
+			leader.checkDeadline(now);
+		}
 		for (ActiveRun run : this.runs) {
 			if (now - run.deadlineNanos() >= 0) {
 				lose(run, "no renewal succeeded within the lease TTL of " + Duration.ofNanos(this.ttlNanos)
@@ -246,12 +281,43 @@ public final class LeaseWatchdog implements AutoCloseable {
 		}
 	}
 
-	private void renew(List<ActiveRun> batch) {
-		List<HeldLease> leases = batch.stream().map(ActiveRun::lease).toList();
+	/**
+	 * One round trip of the renewal thread: renew the job leases and the leader lease,
+	 * then, when this node is not the leader, ask for the leader lease.
+	 */
+	private void roundTrip(List<ActiveRun> batch, @Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
+		try {
+			if (!batch.isEmpty() || leaderLease != null) {
+				renew(batch, leader, leaderLease);
+			}
+			if (leader != null && leaderLease == null && !this.closed) {
+				leader.attempt();
+			}
+		}
+		finally {
+			this.renewalInFlight.set(false);
+		}
+	}
+
+	private void renew(List<ActiveRun> batch, @Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
+		List<HeldLease> runLeases = batch.stream().map(ActiveRun::lease).toList();
+		List<HeldLease> leases = runLeases;
+		if (leaderLease != null) {
+			leases = new ArrayList<>(runLeases);
+			leases.add(leaderLease);
+		}
 		long sent = System.nanoTime();
 		try {
 			Set<String> renewed = this.backend.renew(leases, Duration.ofNanos(this.ttlNanos));
 			long took = System.nanoTime() - sent;
+			if (leader != null && leaderLease != null) {
+				if (renewed.contains(leaderLease.leaseToken())) {
+					leader.renewed(leaderLease, sent);
+				}
+				else {
+					leader.revoke(leaderLease, "the store no longer holds this node's leader lease");
+				}
+			}
 			for (ActiveRun run : batch) {
 				if (renewed.contains(run.lease().leaseToken())) {
 					run.renewed(sent, this.ttlNanos);
@@ -277,16 +343,21 @@ public final class LeaseWatchdog implements AutoCloseable {
 							+ "force-released)");
 				}
 			}
-			warnRenewalFailure(batch.size() - ex.getRenewed().size() - ex.getLost().size(), ex.getCause());
+			if (leader != null && leaderLease != null) {
+				if (ex.getRenewed().contains(leaderLease.leaseToken())) {
+					leader.renewed(leaderLease, sent);
+				}
+				else if (ex.getLost().contains(leaderLease.leaseToken())) {
+					leader.revoke(leaderLease, "the store no longer holds this node's leader lease");
+				}
+			}
+			warnRenewalFailure(leases.size() - ex.getRenewed().size() - ex.getLost().size(), ex.getCause());
 			notifyRenewal(leases, ex.getRenewed().size(), took, ex);
 		}
 		catch (Throwable ex) {
 			long took = System.nanoTime() - sent;
-			warnRenewalFailure(batch.size(), ex);
+			warnRenewalFailure(leases.size(), ex);
 			notifyRenewal(leases, 0, took, ex);
-		}
-		finally {
-			this.renewalInFlight.set(false);
 		}
 	}
 

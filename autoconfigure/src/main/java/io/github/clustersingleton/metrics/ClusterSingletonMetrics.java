@@ -46,8 +46,8 @@ import org.springframework.util.Assert;
  * Micrometer meters:
  * <ul>
  * <li>{@value #ACQUIRE} (timer; tags {@code name}, {@code backend}, {@code outcome} =
- * {@code acquired|held|slot-done|clock-skew|error}): one sample per trigger that reached
- * the store;</li>
+ * {@code acquired|held|slot-done|clock-skew|not-leader|error}): one sample per trigger
+ * that reached the store;</li>
  * <li>{@value #EXECUTION} (timer; tags {@code name}, {@code outcome} =
  * {@code success|failure|lease-lost}): one sample per guarded run;</li>
  * <li>{@value #RENEWAL} (timer; tags {@code backend}, {@code outcome} =
@@ -99,6 +99,11 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 * Name of the time gauge of the last successful run.
 	 */
 	public static final String LAST_SUCCESS = "cluster.singleton.last.success";
+
+	/**
+	 * Name of the leader-mode gauge: 1 while this node is the leader, else 0.
+	 */
+	public static final String LEADER = "cluster.singleton.leader";
 
 	/**
 	 * Name of the gauge of this node's clock offset from the store's.

@@ -49,6 +49,7 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.LeaderElection;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -311,6 +312,91 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	@Test
+	void leaderModeElectsOneLeaderAndOnlyTheLeaderRunsJobs() throws Throwable {
+		String leaseName = jobName("leader");
+		String job = jobName("led");
+		FlakyBackend backendA = new FlakyBackend(backend());
+		FlakyBackend backendB = new FlakyBackend(backend());
+		ClusterSingletonExecutor a = executor("node-a", backendA, Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor b = executor("node-b", backendB, Clock.systemUTC(), new RecordingListener());
+		LeaderElection leaderA = a.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
+		LeaderElection leaderB = b.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
+		a.startLeaderElection();
+		b.startLeaderElection();
+		await().atMost(PATIENCE).until(() -> leaderA.isLeader() || leaderB.isLeader());
+		// exactly one leader, the same one, over several TTLs of renewals and attempts
+		await().during(TTL.multipliedBy(3))
+			.atMost(TTL.multipliedBy(6))
+			.until(() -> leaderA.isLeader() != leaderB.isLeader());
+		ClusterSingletonExecutor leader = leaderA.isLeader() ? a : b;
+		ClusterSingletonExecutor follower = leaderA.isLeader() ? b : a;
+		FlakyBackend followerBackend = leaderA.isLeader() ? backendB : backendA;
+		assertThat((leaderA.isLeader() ? leaderA : leaderB).term()).isPositive();
+		assertThat((leaderA.isLeader() ? leaderB : leaderA).term()).isZero();
+		JobDefinition definition = JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO);
+		followerBackend.acquiredJobs.clear();
+		assertThat(follower.execute(definition, (Instant) null, () -> null)).isFalse();
+		// skipped locally: the follower never asked the store for the job's lease
+		assertThat(followerBackend.acquiredJobs).doesNotContain(job);
+		assertThat(leader.execute(definition, (Instant) null, () -> null)).isTrue();
+	}
+
+	@Test
+	void leadershipMovesWhenTheLeaderCannotRenewAndTheOldLeaderIsTold() throws Throwable {
+		String leaseName = jobName("leader-move");
+		FlakyBackend backendA = new FlakyBackend(backend());
+		ClusterSingletonExecutor a = executor("node-a", backendA, Clock.systemUTC(), new RecordingListener());
+		List<String> eventsA = new CopyOnWriteArrayList<>();
+		LeaderElection leaderA = a.enableLeaderMode(leaseName, new LeaderElection.Listener() {
+
+			@Override
+			public void granted(long term) {
+				eventsA.add("granted " + term);
+			}
+
+			@Override
+			public void revoked(long term, String reason) {
+				eventsA.add("revoked " + term);
+			}
+
+		});
+		a.startLeaderElection();
+		await().atMost(PATIENCE).until(leaderA::isLeader);
+		long termA = leaderA.term();
+		ClusterSingletonExecutor b = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		LeaderElection leaderB = b.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
+		b.startLeaderElection();
+		await().during(TTL).atMost(TTL.multipliedBy(3)).until(() -> leaderA.isLeader() && !leaderB.isLeader());
+		// the leader loses its store: it is revoked at its local deadline, and the other
+		// node takes the lease once the store expired it, within two TTLs
+		long cut = System.nanoTime();
+		backendA.failAcquisitions.set(true);
+		backendA.failRenewals.set(true);
+		await().atMost(TTL.multipliedBy(2).plusMillis(500)).until(leaderB::isLeader);
+		assertThat(Duration.ofNanos(System.nanoTime() - cut)).isLessThan(TTL.multipliedBy(2).plusMillis(500));
+		assertThat(leaderA.isLeader()).isFalse();
+		assertThat(leaderB.term()).isGreaterThan(termA);
+		assertThat(eventsA).containsExactly("granted " + termA, "revoked " + termA);
+	}
+
+	@Test
+	void aLeaderThatShutsDownHandsOverAtOnce() {
+		String leaseName = jobName("leader-close");
+		ClusterSingletonExecutor a = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		LeaderElection leaderA = a.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
+		a.startLeaderElection();
+		await().atMost(PATIENCE).until(leaderA::isLeader);
+		ClusterSingletonExecutor b = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		LeaderElection leaderB = b.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
+		b.startLeaderElection();
+		a.close();
+		assertThat(leaderA.isLeader()).isFalse();
+		// given back, not left to expire: the next attempt, within a third of the TTL,
+		// wins
+		await().atMost(TTL.dividedBy(3).plusMillis(700)).until(leaderB::isLeader);
+	}
+
+	@Test
 	void storeUnreachableAtTriggerSkipsTheRunWithoutThrowing() throws Throwable {
 		RecordingListener listener = new RecordingListener();
 		ClusterSingletonExecutor node = executor("node-a", unreachableBackend(), Clock.systemUTC(), listener);
@@ -537,6 +623,12 @@ public abstract class AbstractLeaseEngineContractTests {
 
 		final AtomicBoolean failRenewals = new AtomicBoolean();
 
+		/** Whether acquisitions fail, as when the store is unreachable. */
+		final AtomicBoolean failAcquisitions = new AtomicBoolean();
+
+		/** The job names of every acquisition asked for through this backend. */
+		final List<String> acquiredJobs = new CopyOnWriteArrayList<>();
+
 		/** How long the store takes to answer an acquisition. */
 		volatile Duration acquireDelay = Duration.ZERO;
 
@@ -566,6 +658,10 @@ public abstract class AbstractLeaseEngineContractTests {
 
 		@Override
 		public AcquireResult tryAcquire(LeaseRequest request) {
+			this.acquiredJobs.add(request.jobName());
+			if (this.failAcquisitions.get()) {
+				throw new IllegalStateException("store unreachable (simulated)");
+			}
 			AcquireResult result = this.delegate.tryAcquire(request);
 			if (!this.acquireDelay.isZero()) {
 				try {

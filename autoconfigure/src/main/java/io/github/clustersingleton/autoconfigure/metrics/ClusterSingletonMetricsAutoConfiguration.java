@@ -16,16 +16,20 @@
 
 package io.github.clustersingleton.autoconfigure.metrics;
 
+import io.github.clustersingleton.ClusterLeadership;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.metrics.ClusterSingletonMetrics;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -53,6 +57,16 @@ public final class ClusterSingletonMetricsAutoConfiguration {
 		// in applications without jobs
 		return new ClusterSingletonMetrics(meterRegistry, () -> executor.getObject().getBackend().id(),
 				() -> executor.getObject().clockOffset());
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("cluster-singleton.leader.enabled")
+	MeterBinder clusterSingletonLeaderMeter(ObjectProvider<ClusterLeadership> leadership) {
+		return (registry) -> Gauge
+			.builder(ClusterSingletonMetrics.LEADER, leadership, (provider) -> provider.getObject().isLeader() ? 1 : 0)
+			.description("Whether this node is the cluster-singleton leader (1) or not (0)")
+			.strongReference(true)
+			.register(registry);
 	}
 
 }
