@@ -33,6 +33,8 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialRenewalException;
+import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -91,6 +93,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 * grouped by slot.
 	 */
 	private volatile boolean renewPerSlot;
+
+	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
 
 	/**
 	 * Create a new instance with the {@link #DEFAULT_KEY_PREFIX default key prefix}.
@@ -248,11 +252,38 @@ public class RedisLeaseBackend implements LeaseBackend {
 		List<Object> reply = this.executor.execute(RedisLeaseScript.ACQUIRE,
 				List.of(leaseKey(request.jobName()), metaKey(request.jobName())),
 				List.of(request.owner(), request.leaseToken(), Long.toString(ttlMillis(request.ttl())),
-						(slot != null) ? Long.toString(slot.toEpochMilli()) : ""));
+						(slot != null) ? Long.toString(slot.toEpochMilli()) : "",
+						Long.toString(request.slotTolerance().toMillis())));
 		if (asLong(element(reply, 0)) == 1) {
+			observeStoreTime(element(reply, 2));
 			return AcquireResult.acquired(asLong(element(reply, 1)));
 		}
-		return AcquireResult.notAcquired(request, asText(element(reply, 1)), asInstant(element(reply, 2)));
+		Instant storeTime = observeStoreTime(element(reply, 3));
+		return AcquireResult.notAcquired(request, asText(element(reply, 1)), asInstant(element(reply, 2)), storeTime);
+	}
+
+	@Override
+	public void setStoreClockObserver(StoreClockObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
+		this.storeClockObserver = observer;
+	}
+
+	/**
+	 * Tell the observer the server's clock a script returned (epoch milliseconds).
+	 * @return the time, or {@code null} when the reply carries none
+	 */
+	private @Nullable Instant observeStoreTime(@Nullable Object millis) {
+		if (millis == null) {
+			return null;
+		}
+		Instant storeTime = Instant.ofEpochMilli(asLong(millis));
+		try {
+			this.storeClockObserver.storeTimeObserved(storeTime);
+		}
+		catch (RuntimeException ex) {
+			// an observer must not turn a good round trip into a failure
+		}
+		return storeTime;
 	}
 
 	@Override
@@ -285,12 +316,22 @@ public class RedisLeaseBackend implements LeaseBackend {
 				.add(lease);
 		}
 		// Every slot gets its call even when another slot's node fails, so that Redis
-		// keeps those leases; the engine, told of the failure, retries them all
+		// keeps those leases. What the healthy nodes answered counts: their leases are
+		// renewed or lost now; only the leases of failing nodes are left to the retry
 		Set<String> renewed = new HashSet<>();
+		Set<String> lost = new HashSet<>();
 		RuntimeException failure = null;
+		boolean answered = false;
 		for (List<HeldLease> group : bySlot.values()) {
 			try {
-				renewed.addAll(renewInChunks(group, ttlMillis));
+				Set<String> groupRenewed = renewInChunks(group, ttlMillis);
+				answered = true;
+				renewed.addAll(groupRenewed);
+				for (HeldLease lease : group) {
+					if (!groupRenewed.contains(lease.leaseToken())) {
+						lost.add(lease.leaseToken());
+					}
+				}
 			}
 			catch (RuntimeException ex) {
 				if (failure == null) {
@@ -302,7 +343,10 @@ public class RedisLeaseBackend implements LeaseBackend {
 			}
 		}
 		if (failure != null) {
-			throw failure;
+			if (!answered) {
+				throw failure;
+			}
+			throw new PartialRenewalException(renewed, lost, failure);
 		}
 		return renewed;
 	}
@@ -318,7 +362,10 @@ public class RedisLeaseBackend implements LeaseBackend {
 				keys.add(leaseKey(lease.jobName()));
 				args.add(lease.leaseToken());
 			}
-			for (Object position : this.executor.execute(RedisLeaseScript.RENEW, keys, args)) {
+			List<Object> reply = this.executor.execute(RedisLeaseScript.RENEW, keys, args);
+			// the server's clock first, then the positions of the renewed leases
+			observeStoreTime(element(reply, 0));
+			for (Object position : reply.subList(Math.min(1, reply.size()), reply.size())) {
 				renewed.add(chunk.get((int) asLong(position) - 1).leaseToken());
 			}
 		}
