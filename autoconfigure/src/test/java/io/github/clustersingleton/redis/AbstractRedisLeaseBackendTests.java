@@ -46,6 +46,7 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialRenewalException;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -69,6 +70,7 @@ import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 import static org.awaitility.Awaitility.await;
@@ -421,6 +423,38 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	}
 
 	@Test
+	void oneFailingShardLeavesTheOthersRenewedOrLostAtOnce() {
+		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
+		List<HeldLease> leases = new ArrayList<>();
+		Set<Integer> slots = new HashSet<>();
+		for (int i = 0; slots.size() < 3; i++) {
+			String job = jobName("shard-" + i);
+			if (slots.add(SlotHash.getSlot(clustered.leaseKey(job)))) {
+				LeaseRequest request = request(job, "node-a");
+				AcquireResult result = clustered.tryAcquire(request);
+				assertThat(result.isAcquired()).isTrue();
+				leases.add(HeldLease.of(request, result.fencingToken()));
+			}
+		}
+		// the first lease is on a healthy shard, the second on one that stops answering,
+		// the third on a healthy shard that no longer holds it
+		assertThat(clustered.forceRelease(leases.get(2).jobName())).isTrue();
+		assertThat(clustered.renew(leases, LONG_TTL)).hasSize(2);
+		cluster.failingSlot = SlotHash.getSlot(clustered.leaseKey(leases.get(1).jobName()));
+		assertThatExceptionOfType(PartialRenewalException.class).isThrownBy(() -> clustered.renew(leases, LONG_TTL))
+			.satisfies((ex) -> {
+				assertThat(ex.getRenewed()).containsExactly(leases.get(0).leaseToken());
+				assertThat(ex.getLost()).containsExactly(leases.get(2).leaseToken());
+				assertThat(ex.getCause()).hasMessageContaining("shard down");
+			});
+		// every shard down: nothing is known, so the whole renewal fails
+		cluster.failAll = true;
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> clustered.renew(leases, LONG_TTL))
+			.isNotInstanceOf(PartialRenewalException.class);
+	}
+
+	@Test
 	void connectionCutWhileAJobRunsLosesTheLeaseOnlyAtTheLocalDeadline() throws Throwable {
 		Duration ttl = Duration.ofSeconds(2);
 		String job = jobName("cut");
@@ -579,6 +613,12 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 
 		final AtomicLong refused = new AtomicLong();
 
+		/** A hash slot whose node does not answer, or -1. */
+		volatile int failingSlot = -1;
+
+		/** Whether no node answers. */
+		volatile boolean failAll;
+
 		private final RedisScriptExecutor delegate;
 
 		ClusterEmulatingExecutor(RedisScriptExecutor delegate) {
@@ -591,6 +631,9 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			if (keys.stream().map(SlotHash::getSlot).distinct().count() > 1) {
 				this.refused.incrementAndGet();
 				throw serverError("CROSSSLOT Keys in request don't hash to the same slot");
+			}
+			if (this.failAll || (!keys.isEmpty() && SlotHash.getSlot(keys.get(0)) == this.failingSlot)) {
+				throw new IllegalStateException("shard down (simulated)");
 			}
 			return this.delegate.execute(script, keys, args);
 		}
