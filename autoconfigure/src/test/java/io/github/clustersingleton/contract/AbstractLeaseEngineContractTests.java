@@ -397,6 +397,29 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	@Test
+	void aRunWhoseThreadWasInterruptedStillReleasesItsLease() throws Exception {
+		String job = jobName("interrupted");
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener(),
+				Duration.ofSeconds(30));
+		Future<Boolean> interruptedAfterwards = this.threads.submit(() -> {
+			try {
+				node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
+					// as Spring's shutdownNow does to the scheduler's threads
+					Thread.currentThread().interrupt();
+					return null;
+				});
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+			return Thread.interrupted();
+		});
+		// the caller's interrupt stays; the lease was released, not left for its 30 s TTL
+		assertThat(interruptedAfterwards.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(backend().tryAcquire(request(job, "node-b")).isAcquired()).isTrue();
+	}
+
+	@Test
 	void storeUnreachableAtTriggerSkipsTheRunWithoutThrowing() throws Throwable {
 		RecordingListener listener = new RecordingListener();
 		ClusterSingletonExecutor node = executor("node-a", unreachableBackend(), Clock.systemUTC(), listener);
