@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -37,6 +38,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -46,6 +48,8 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
@@ -53,6 +57,7 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.PartialRenewalException;
+import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -172,6 +177,14 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final LongSupplier nanoTime;
 
+	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
+
+	/**
+	 * How long a read through the HTTP client may take in all: the request timeout, and
+	 * as much again for the connection.
+	 */
+	private final long requestTimeoutMillis;
+
 	private final int renewalConcurrency;
 
 	/**
@@ -234,6 +247,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.clock = clock;
 		this.renewalConcurrency = renewalConcurrency;
 		this.nanoTime = nanoTime;
+		this.requestTimeoutMillis = requestTimeout(leaseTtl).toMillis() * 2;
 	}
 
 	@Override
@@ -324,11 +338,20 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Assert.notNull(request, "'request' must not be null");
 		String name = leaseName(request.jobName());
 		long sent = this.nanoTime.getAsLong();
-		Lease current = get(name);
+		ServerRead read = read(name);
+		Lease current = read.lease();
+		Instant serverTime = read.latestServerTime();
+		if (current != null) {
+			checkJob(current, request.jobName());
+		}
+		if (serverTime != null && request.slotAheadOf(serverTime)) {
+			// the API server does not compare times: this check is ours, on the time
+			// its answer carried, and it refuses before anything is written
+			return AcquireResult.clockSkew((current != null) ? lastSlot(current) : null);
+		}
 		if (current == null) {
 			return create(name, request, sent);
 		}
-		checkJob(current, request.jobName());
 		Instant lastSlot = lastSlot(current);
 		Instant slot = request.slot();
 		if (slot != null && lastSlot != null && !slot.isAfter(lastSlot)) {
@@ -659,6 +682,87 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (executor != null) {
 			executor.shutdown();
 		}
+	}
+
+	/**
+	 * Read a Lease through the client's HTTP client rather than its DSL, to see the
+	 * {@code Date} header of the API server's answer: the store time Kubernetes offers,
+	 * to the second. The request carries the client's authentication and timeouts.
+	 */
+	private ServerRead read(String name) {
+		HttpClient http = this.client.getHttpClient();
+		String url = this.client.getMasterUrl().toString().replaceAll("/+$", "")
+				+ "/apis/coordination.k8s.io/v1/namespaces/" + this.namespace + "/leases/" + name;
+		HttpResponse<String> response;
+		try {
+			response = http.sendAsync(http.newHttpRequestBuilder().uri(url).build(), String.class)
+				.get(this.requestTimeoutMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new KubernetesClientException("Interrupted while reading Lease " + name, ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new KubernetesClientException("Failed to read Lease " + this.namespace + "/" + name + ": " + ex, ex);
+		}
+		Instant serverTime = serverTime(response.header("Date"));
+		if (serverTime != null) {
+			// the header is to the second: the middle of that second is the best guess
+			notifyStoreTime(serverTime.plusMillis(500));
+		}
+		if (response.code() == 404) {
+			return new ServerRead(null, serverTime);
+		}
+		if (!response.isSuccessful()) {
+			throw new KubernetesClientException("Failed to read Lease " + this.namespace + "/" + name + ": HTTP "
+					+ response.code() + " " + response.body(), response.code(), null);
+		}
+		Lease lease = this.client.getKubernetesSerialization().unmarshal(response.body(), Lease.class);
+		observe(name, lease);
+		return new ServerRead(lease, serverTime);
+	}
+
+	private static @Nullable Instant serverTime(@Nullable String date) {
+		if (date == null) {
+			return null;
+		}
+		try {
+			return ZonedDateTime.parse(date, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+		}
+		catch (DateTimeParseException ex) {
+			return null;
+		}
+	}
+
+	private void notifyStoreTime(Instant storeTime) {
+		try {
+			this.storeClockObserver.storeTimeObserved(storeTime);
+		}
+		catch (RuntimeException ex) {
+			// an observer must not turn a good round trip into a failure
+		}
+	}
+
+	@Override
+	public void setStoreClockObserver(StoreClockObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
+		this.storeClockObserver = observer;
+	}
+
+	/**
+	 * A Lease as read, and the API server's time when it answered.
+	 */
+	private record ServerRead(@Nullable Lease lease, @Nullable Instant serverTime) {
+
+		/**
+		 * Return the latest the server's time can have been: its {@code Date} header
+		 * counts whole seconds, so a slot is only refused as ahead when it is ahead of
+		 * the end of that second.
+		 */
+		@Nullable Instant latestServerTime() {
+			return (this.serverTime != null) ? this.serverTime.plusMillis(999) : null;
+		}
+
 	}
 
 	private @Nullable Lease get(String name) {
