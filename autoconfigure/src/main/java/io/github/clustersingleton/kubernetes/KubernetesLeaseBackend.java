@@ -109,6 +109,14 @@ import org.springframework.util.Assert;
 public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	/**
+	 * The verbs on {@code leases} in API group {@code coordination.k8s.io} that the
+	 * application's account needs, as the documented Role grants them: the backend uses
+	 * get, create and update; list is for people and tools that look at the Leases with
+	 * the same account.
+	 */
+	public static final List<String> RBAC_VERBS = List.of("get", "list", "create", "update");
+
+	/**
 	 * The default prefix of the Lease names.
 	 */
 	public static final String DEFAULT_LEASE_PREFIX = "cluster-singleton-";
@@ -309,8 +317,9 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			if (ex.getCode() == 401 || ex.getCode() == 403) {
 				throw new ClusterSingletonConfigurationException("cluster-singleton cannot read Leases in Kubernetes "
 						+ "namespace '" + this.namespace + "' (HTTP " + ex.getCode() + "): the application's service "
-						+ "account needs a Role that allows get, list, create and update on 'leases' in API group "
-						+ "'coordination.k8s.io' (see the Kubernetes page of the cluster-singleton documentation), "
+						+ "account needs a Role that allows " + String.join(", ", RBAC_VERBS)
+						+ " on 'leases' in API group "
+						+ "'coordination.k8s.io' (docs/kubernetes/rbac.yaml in the cluster-singleton documentation), "
 						+ "or choose the namespace with cluster-singleton.kubernetes.namespace", ex);
 			}
 			logger.warn("cluster-singleton could not reach the Kubernetes API server (" + this.client.getMasterUrl()
