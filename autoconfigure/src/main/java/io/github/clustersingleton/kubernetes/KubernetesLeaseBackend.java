@@ -21,15 +21,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,7 +35,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -48,8 +44,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.RequestConfigBuilder;
-import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
@@ -185,8 +179,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final LongSupplier nanoTime;
 
-	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
-
 	/**
 	 * How long a read through the HTTP client may take in all: the request timeout, and
 	 * as much again for the connection.
@@ -199,7 +191,9 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * Per Lease name: the lease record (holder, token, renewal, duration) this node saw
 	 * last, and since when.
 	 */
-	private final Map<String, Observation> observations = new ConcurrentHashMap<>();
+	private final LeaseExpiryObserver expiry;
+
+	private final LeaseApi api;
 
 	/** Per lease token: the Lease as this node last wrote it, for renewal and release. */
 	private final Map<String, Held> held = new ConcurrentHashMap<>();
@@ -256,6 +250,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.renewalConcurrency = renewalConcurrency;
 		this.nanoTime = nanoTime;
 		this.requestTimeoutMillis = requestTimeout(leaseTtl).toMillis() * 2;
+		this.expiry = new LeaseExpiryObserver(leaseTtl, nanoTime);
+		this.api = new LeaseApi(this.client, namespace, this.requestTimeoutMillis, this.expiry);
 	}
 
 	@Override
@@ -347,7 +343,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Assert.notNull(request, "'request' must not be null");
 		String name = leaseName(request.jobName());
 		long sent = this.nanoTime.getAsLong();
-		ServerRead read = read(name);
+		LeaseApi.ServerRead read = this.api.read(name);
 		Lease current = read.lease();
 		Instant serverTime = read.latestServerTime();
 		if (current != null) {
@@ -356,21 +352,21 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (serverTime != null && request.slotAheadOf(serverTime)) {
 			// the API server does not compare times: this check is ours, on the time
 			// its answer carried, and it refuses before anything is written
-			return AcquireResult.clockSkew((current != null) ? lastSlot(current) : null);
+			return AcquireResult.clockSkew((current != null) ? LeaseCodec.lastSlot(current) : null);
 		}
 		if (current == null) {
 			return create(name, request, sent);
 		}
-		Instant lastSlot = lastSlot(current);
+		Instant lastSlot = LeaseCodec.lastSlot(current);
 		Instant slot = request.slot();
 		if (slot != null && lastSlot != null && !slot.isAfter(lastSlot)) {
 			return AcquireResult.slotDone(lastSlot);
 		}
-		String holder = holder(current);
-		if (holder != null && isLive(name, current)) {
+		String holder = LeaseCodec.holder(current);
+		if (holder != null && this.expiry.isLive(name, current)) {
 			return AcquireResult.held(holder);
 		}
-		long fencingToken = fencingToken(current) + 1;
+		long fencingToken = LeaseCodec.fencingToken(current) + 1;
 		ZonedDateTime now = now(current);
 		LeaseSpec spec = current.getSpec();
 		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
@@ -379,19 +375,19 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
 			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
 			.addToAnnotations(LAST_SLOT_ANNOTATION,
-					(slot != null) ? slot.toString() : annotation(current, LAST_SLOT_ANNOTATION))
+					(slot != null) ? slot.toString() : LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION))
 			.endMetadata()
 			.editOrNewSpec()
 			.withHolderIdentity(request.owner())
-			.withLeaseDurationSeconds(seconds(request.ttl()))
+			.withLeaseDurationSeconds(LeaseCodec.seconds(request.ttl()))
 			.withAcquireTime(now)
 			.withRenewTime(now)
 			.withLeaseTransitions(request.owner().equals(holder) ? transitions : transitions + 1)
 			.endSpec()
 			.build();
-		removeNullAnnotations(next);
+		LeaseCodec.removeNullAnnotations(next);
 		try {
-			Lease written = update(next);
+			Lease written = this.api.update(next);
 			remember(written, request, sent);
 			return AcquireResult.acquired(fencingToken);
 		}
@@ -416,7 +412,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.endMetadata()
 			.withNewSpec()
 			.withHolderIdentity(request.owner())
-			.withLeaseDurationSeconds(seconds(request.ttl()))
+			.withLeaseDurationSeconds(LeaseCodec.seconds(request.ttl()))
 			.withAcquireTime(now)
 			.withRenewTime(now)
 			.withLeaseTransitions(0)
@@ -426,12 +422,11 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			lease.getMetadata().getAnnotations().put(LAST_SLOT_ANNOTATION, slot.toString());
 		}
 		try {
-			Lease created = this.client.leases().inNamespace(this.namespace).resource(lease).create();
-			observe(name, created);
+			Lease created = this.api.create(lease);
 			remember(created, request, sent);
 			// no fencing-token annotation yet: this first token comes from the API
 			// server's creation time, so that it exceeds the tokens of a deleted Lease
-			return AcquireResult.acquired(fencingToken(created));
+			return AcquireResult.acquired(LeaseCodec.fencingToken(created));
 		}
 		catch (KubernetesClientException ex) {
 			if (isConflict(ex)) {
@@ -509,8 +504,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Lease base = (known != null) ? known.lease() : null;
 		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
 			if (base == null) {
-				base = get(name);
-				if (base == null || !isHeldBy(base, lease)) {
+				base = this.api.get(name);
+				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
 					forget(lease);
 					return false;
 				}
@@ -518,11 +513,11 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			ZonedDateTime now = now(base);
 			Lease next = new LeaseBuilder(base).editOrNewSpec()
 				.withRenewTime(now)
-				.withLeaseDurationSeconds(seconds(ttl))
+				.withLeaseDurationSeconds(LeaseCodec.seconds(ttl))
 				.endSpec()
 				.build();
 			try {
-				Lease written = update(next);
+				Lease written = this.api.update(next);
 				// only while the run still holds it: a release may have come in meanwhile
 				this.held.computeIfPresent(lease.leaseToken(), (token, held) -> new Held(written, held.acquiredAt()));
 				return true;
@@ -556,8 +551,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Lease base = (known != null) ? known.lease() : null;
 		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
 			if (base == null) {
-				base = get(name);
-				if (base == null || !isHeldBy(base, lease)) {
+				base = this.api.get(name);
+				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
 					logNotReleased(lease);
 					return;
 				}
@@ -572,11 +567,14 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				// keep the holder until acquisition + lockAtLeastFor, measured from now;
 				// without the lease token, so that no renewal still in flight for this
 				// run can extend it again
-				next.editOrNewSpec().withRenewTime(now(base)).withLeaseDurationSeconds(seconds(remaining)).endSpec();
+				next.editOrNewSpec()
+					.withRenewTime(now(base))
+					.withLeaseDurationSeconds(LeaseCodec.seconds(remaining))
+					.endSpec();
 				next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
 			}
 			try {
-				update(next.build());
+				this.api.update(next.build());
 				return;
 			}
 			catch (KubernetesClientException ex) {
@@ -618,19 +616,19 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public Optional<LeaseInfo> describe(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		String name = leaseName(jobName);
-		Lease lease = get(name);
+		Lease lease = this.api.get(name);
 		if (lease == null) {
 			return Optional.empty();
 		}
 		checkJob(lease, jobName);
-		String holder = holder(lease);
+		String holder = LeaseCodec.holder(lease);
 		LeaseSpec spec = lease.getSpec();
 		Instant acquiredAt = (spec != null && spec.getAcquireTime() != null) ? spec.getAcquireTime().toInstant() : null;
 		Instant renewedAt = (spec != null && spec.getRenewTime() != null) ? spec.getRenewTime().toInstant() : null;
 		Integer duration = (spec != null) ? spec.getLeaseDurationSeconds() : null;
 		Instant expiresAt = (renewedAt != null && duration != null) ? renewedAt.plusSeconds(duration) : null;
-		return Optional.of(new LeaseInfo(jobName, holder, holder != null && isLive(name, lease), acquiredAt, expiresAt,
-				fencingToken(lease), lastSlot(lease)));
+		return Optional.of(new LeaseInfo(jobName, holder, holder != null && this.expiry.isLive(name, lease), acquiredAt,
+				expiresAt, LeaseCodec.fencingToken(lease), LeaseCodec.lastSlot(lease)));
 	}
 
 	@Override
@@ -638,15 +636,15 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		String name = leaseName(jobName);
 		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
-			Lease lease = get(name);
+			Lease lease = this.api.get(name);
 			if (lease == null) {
 				return false;
 			}
 			checkJob(lease, jobName);
-			if (holder(lease) == null) {
+			if (LeaseCodec.holder(lease) == null) {
 				return false;
 			}
-			boolean live = isLive(name, lease);
+			boolean live = this.expiry.isLive(name, lease);
 			Lease next = new LeaseBuilder(lease).editOrNewSpec()
 				.withHolderIdentity(null)
 				.withRenewTime(now(lease))
@@ -656,7 +654,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				.endMetadata()
 				.build();
 			try {
-				update(next);
+				this.api.update(next);
 				return live;
 			}
 			catch (KubernetesClientException ex) {
@@ -693,142 +691,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Read a Lease through the client's HTTP client rather than its DSL, to see the
-	 * {@code Date} header of the API server's answer: the store time Kubernetes offers,
-	 * to the second. The request carries the client's authentication and timeouts.
-	 */
-	private ServerRead read(String name) {
-		HttpClient http = this.client.getHttpClient();
-		String url = this.client.getMasterUrl().toString().replaceAll("/+$", "")
-				+ "/apis/coordination.k8s.io/v1/namespaces/" + this.namespace + "/leases/" + name;
-		HttpResponse<String> response;
-		try {
-			response = http.sendAsync(http.newHttpRequestBuilder().uri(url).build(), String.class)
-				.get(this.requestTimeoutMillis, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new KubernetesClientException("Interrupted while reading Lease " + name, ex);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			throw new KubernetesClientException("Failed to read Lease " + this.namespace + "/" + name + ": " + ex, ex);
-		}
-		Instant serverTime = serverTime(response.header("Date"));
-		if (serverTime != null) {
-			// the header is to the second: the middle of that second is the best guess
-			notifyStoreTime(serverTime.plusMillis(500));
-		}
-		if (response.code() == 404) {
-			return new ServerRead(null, serverTime);
-		}
-		if (!response.isSuccessful()) {
-			throw new KubernetesClientException("Failed to read Lease " + this.namespace + "/" + name + ": HTTP "
-					+ response.code() + " " + response.body(), response.code(), null);
-		}
-		Lease lease = this.client.getKubernetesSerialization().unmarshal(response.body(), Lease.class);
-		observe(name, lease);
-		return new ServerRead(lease, serverTime);
-	}
-
-	private static @Nullable Instant serverTime(@Nullable String date) {
-		if (date == null) {
-			return null;
-		}
-		try {
-			return ZonedDateTime.parse(date, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-		}
-		catch (DateTimeParseException ex) {
-			return null;
-		}
-	}
-
-	private void notifyStoreTime(Instant storeTime) {
-		try {
-			this.storeClockObserver.storeTimeObserved(storeTime);
-		}
-		catch (RuntimeException ex) {
-			// an observer must not turn a good round trip into a failure
-		}
-	}
-
 	@Override
 	public void setStoreClockObserver(StoreClockObserver observer) {
 		Assert.notNull(observer, "'observer' must not be null");
-		this.storeClockObserver = observer;
-	}
-
-	/**
-	 * A Lease as read, and the API server's time when it answered.
-	 */
-	private record ServerRead(@Nullable Lease lease, @Nullable Instant serverTime) {
-
-		/**
-		 * Return the latest the server's time can have been: its {@code Date} header
-		 * counts whole seconds, so a slot is only refused as ahead when it is ahead of
-		 * the end of that second.
-		 */
-		@Nullable Instant latestServerTime() {
-			return (this.serverTime != null) ? this.serverTime.plusMillis(999) : null;
-		}
-
-	}
-
-	private @Nullable Lease get(String name) {
-		Lease lease = this.client.leases().inNamespace(this.namespace).withName(name).get();
-		if (lease != null) {
-			observe(name, lease);
-		}
-		return lease;
-	}
-
-	private Lease update(Lease lease) {
-		// the resourceVersion is what makes the PUT conditional; a real API server
-		// refuses an unconditional update of a Lease anyway, and must never be sent one
-		Assert.state(lease.getMetadata() != null && lease.getMetadata().getResourceVersion() != null,
-				"A Lease update must carry the resourceVersion it was read at");
-		Lease written = this.client.leases().inNamespace(this.namespace).resource(lease).update();
-		observe(lease.getMetadata().getName(), written);
-		return written;
-	}
-
-	private void observe(String name, Lease lease) {
-		String record = record(lease);
-		long now = this.nanoTime.getAsLong();
-		this.observations.compute(name,
-				(key, seen) -> (seen != null && seen.record().equals(record)) ? seen : new Observation(record, now));
-	}
-
-	/**
-	 * The part of a Lease whose change shows its holder is alive, as client-go compares
-	 * its leader election record: a label or annotation added by a person or a tool does
-	 * not restart anybody's wait, while every renewal does (each writes a later
-	 * {@code renewTime}).
-	 */
-	private static String record(Lease lease) {
-		LeaseSpec spec = lease.getSpec();
-		return String.join("|", String.valueOf((spec != null) ? spec.getHolderIdentity() : null),
-				String.valueOf(annotation(lease, LEASE_TOKEN_ANNOTATION)),
-				String.valueOf(annotation(lease, FENCING_TOKEN_ANNOTATION)),
-				String.valueOf((spec != null && spec.getRenewTime() != null) ? spec.getRenewTime().toInstant() : null),
-				String.valueOf((spec != null) ? spec.getLeaseDurationSeconds() : null));
-	}
-
-	/**
-	 * Whether this node has seen the Lease's current record for less than its duration. A
-	 * Lease without a usable duration (written by something else) gets this application's
-	 * lease TTL.
-	 */
-	private boolean isLive(String name, Lease lease) {
-		Observation seen = this.observations.get(name);
-		if (seen == null || !seen.record().equals(record(lease))) {
-			observe(name, lease);
-			return true;
-		}
-		Integer duration = (lease.getSpec() != null) ? lease.getSpec().getLeaseDurationSeconds() : null;
-		long durationNanos = (duration != null && duration > 0) ? TimeUnit.SECONDS.toNanos(duration)
-				: this.leaseTtl.toNanos();
-		return this.nanoTime.getAsLong() - seen.observedAt() < durationNanos;
+		this.api.setStoreClockObserver(observer);
 	}
 
 	private void remember(Lease written, LeaseRequest request, long sent) {
@@ -840,7 +706,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	}
 
 	private void checkJob(Lease lease, String jobName) {
-		String owner = annotation(lease, JOB_NAME_ANNOTATION);
+		String owner = LeaseCodec.annotation(lease, JOB_NAME_ANNOTATION);
 		if (owner == null) {
 			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
 					+ "' in namespace '" + this.namespace + "' was not created by cluster-singleton (it has no "
@@ -855,28 +721,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 	}
 
-	private static boolean isHeldBy(Lease lease, HeldLease held) {
-		return held.owner().equals(holder(lease))
-				&& held.leaseToken().equals(annotation(lease, LEASE_TOKEN_ANNOTATION));
-	}
-
-	private static @Nullable String holder(Lease lease) {
-		String holder = (lease.getSpec() != null) ? lease.getSpec().getHolderIdentity() : null;
-		return (holder == null || holder.isEmpty()) ? null : holder;
-	}
-
-	private static @Nullable String annotation(Lease lease, String key) {
-		Map<String, String> annotations = lease.getMetadata().getAnnotations();
-		return (annotations != null) ? annotations.get(key) : null;
-	}
-
-	private static void removeNullAnnotations(Lease lease) {
-		Map<String, String> annotations = lease.getMetadata().getAnnotations();
-		if (annotations != null) {
-			annotations.values().removeIf(Objects::isNull);
-		}
-	}
-
 	/**
 	 * Classify an acquisition that lost the race for the Lease to another node's write:
 	 * {@code slot-done} when the winner claimed this slot or a later one, otherwise
@@ -884,9 +728,9 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	private AcquireResult lostRace(String name, LeaseRequest request) {
 		try {
-			Lease winner = get(name);
+			Lease winner = this.api.get(name);
 			if (winner != null) {
-				return AcquireResult.notAcquired(request, holder(winner), lastSlot(winner));
+				return AcquireResult.notAcquired(request, LeaseCodec.holder(winner), LeaseCodec.lastSlot(winner));
 			}
 		}
 		catch (RuntimeException ex) {
@@ -896,52 +740,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			}
 		}
 		return AcquireResult.held(null);
-	}
-
-	/**
-	 * The Lease's last fencing token: its annotation, or, before the first write of one,
-	 * the token its creation handed out, derived from the API server's
-	 * {@code creationTimestamp}.
-	 */
-	private static long fencingToken(Lease lease) {
-		String value = annotation(lease, FENCING_TOKEN_ANNOTATION);
-		if (value == null) {
-			return firstFencingToken(lease);
-		}
-		try {
-			return Long.parseLong(value.strip());
-		}
-		catch (NumberFormatException ex) {
-			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
-					+ "' has an unreadable " + FENCING_TOKEN_ANNOTATION + " annotation '" + value + "'", ex);
-		}
-	}
-
-	private static long firstFencingToken(Lease lease) {
-		String created = lease.getMetadata().getCreationTimestamp();
-		if (created == null || created.isBlank()) {
-			return 1;
-		}
-		try {
-			return Math.max(1, Instant.parse(created.strip()).getEpochSecond() * FENCING_TOKENS_PER_SECOND);
-		}
-		catch (DateTimeParseException ex) {
-			return 1;
-		}
-	}
-
-	private static @Nullable Instant lastSlot(Lease lease) {
-		String value = annotation(lease, LAST_SLOT_ANNOTATION);
-		if (value == null || value.isBlank()) {
-			return null;
-		}
-		try {
-			return Instant.parse(value.strip());
-		}
-		catch (DateTimeParseException ex) {
-			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
-					+ "' has an unreadable " + LAST_SLOT_ANNOTATION + " annotation '" + value + "'", ex);
-		}
 	}
 
 	private ZonedDateTime now() {
@@ -958,11 +756,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		ZonedDateTime now = now();
 		ZonedDateTime renewed = (current.getSpec() != null) ? current.getSpec().getRenewTime() : null;
 		return (renewed != null && !now.isAfter(renewed)) ? renewed.plus(1, ChronoUnit.MICROS) : now;
-	}
-
-	private static int seconds(Duration duration) {
-		long seconds = duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
-		return (int) Math.max(1, Math.min(Integer.MAX_VALUE, seconds));
 	}
 
 	private static boolean isConflict(KubernetesClientException ex) {
@@ -998,9 +791,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public String toString() {
 		return "KubernetesLeaseBackend [namespace=" + this.namespace + ", leasePrefix=" + this.leasePrefix + ", server="
 				+ this.client.getMasterUrl() + "]";
-	}
-
-	private record Observation(String record, long observedAt) {
 	}
 
 	private record Held(Lease lease, long acquiredAt) {

@@ -1,0 +1,134 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.kubernetes;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Objects;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.github.clustersingleton.HeldLease;
+import org.jspecify.annotations.Nullable;
+
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCING_TOKENS_PER_SECOND;
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LAST_SLOT_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION;
+
+/**
+ * Reads what cluster-singleton keeps in a Lease: the holder in its spec, and the fencing
+ * token, last slot and lease token in its {@code cluster-singleton.io/*} annotations.
+ *
+ * @author cluster-singleton contributors
+ */
+final class LeaseCodec {
+
+	private LeaseCodec() {
+	}
+
+	/**
+	 * The part of a Lease whose change shows its holder is alive, as client-go compares
+	 * its leader election record: a label or annotation added by a person or a tool does
+	 * not restart anybody's wait, while every renewal does (each writes a later
+	 * {@code renewTime}).
+	 */
+	static String record(Lease lease) {
+		LeaseSpec spec = lease.getSpec();
+		return String.join("|", String.valueOf((spec != null) ? spec.getHolderIdentity() : null),
+				String.valueOf(annotation(lease, LEASE_TOKEN_ANNOTATION)),
+				String.valueOf(annotation(lease, FENCING_TOKEN_ANNOTATION)),
+				String.valueOf((spec != null && spec.getRenewTime() != null) ? spec.getRenewTime().toInstant() : null),
+				String.valueOf((spec != null) ? spec.getLeaseDurationSeconds() : null));
+	}
+
+	static boolean isHeldBy(Lease lease, HeldLease held) {
+		return held.owner().equals(holder(lease))
+				&& held.leaseToken().equals(annotation(lease, LEASE_TOKEN_ANNOTATION));
+	}
+
+	static @Nullable String holder(Lease lease) {
+		String holder = (lease.getSpec() != null) ? lease.getSpec().getHolderIdentity() : null;
+		return (holder == null || holder.isEmpty()) ? null : holder;
+	}
+
+	static @Nullable String annotation(Lease lease, String key) {
+		Map<String, String> annotations = lease.getMetadata().getAnnotations();
+		return (annotations != null) ? annotations.get(key) : null;
+	}
+
+	static void removeNullAnnotations(Lease lease) {
+		Map<String, String> annotations = lease.getMetadata().getAnnotations();
+		if (annotations != null) {
+			annotations.values().removeIf(Objects::isNull);
+		}
+	}
+
+	/**
+	 * The Lease's last fencing token: its annotation, or, before the first write of one,
+	 * the token its creation handed out, derived from the API server's
+	 * {@code creationTimestamp}.
+	 */
+	static long fencingToken(Lease lease) {
+		String value = annotation(lease, FENCING_TOKEN_ANNOTATION);
+		if (value == null) {
+			return firstFencingToken(lease);
+		}
+		try {
+			return Long.parseLong(value.strip());
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
+					+ "' has an unreadable " + FENCING_TOKEN_ANNOTATION + " annotation '" + value + "'", ex);
+		}
+	}
+
+	static long firstFencingToken(Lease lease) {
+		String created = lease.getMetadata().getCreationTimestamp();
+		if (created == null || created.isBlank()) {
+			return 1;
+		}
+		try {
+			return Math.max(1, Instant.parse(created.strip()).getEpochSecond() * FENCING_TOKENS_PER_SECOND);
+		}
+		catch (DateTimeParseException ex) {
+			return 1;
+		}
+	}
+
+	static @Nullable Instant lastSlot(Lease lease) {
+		String value = annotation(lease, LAST_SLOT_ANNOTATION);
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		try {
+			return Instant.parse(value.strip());
+		}
+		catch (DateTimeParseException ex) {
+			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
+					+ "' has an unreadable " + LAST_SLOT_ANNOTATION + " annotation '" + value + "'", ex);
+		}
+	}
+
+	static int seconds(Duration duration) {
+		long seconds = duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
+		return (int) Math.max(1, Math.min(Integer.MAX_VALUE, seconds));
+	}
+
+}
