@@ -486,9 +486,11 @@ public abstract class AbstractLeaseEngineContractTests {
 		}
 		assertThat(runs).allSatisfy((slot, owners) -> assertThat(owners).as("runs of slot " + slot).hasSize(1));
 		assertThat(runs.keySet()).allSatisfy((slot) -> assertThat(slot.getNano()).isZero());
-		// the node 2 s ahead is more than the slot tolerance (1 s) ahead of the store: every
+		// the node 2 s ahead is more than the slot tolerance (1 s) ahead of the store:
+		// every
 		// slot it names is refused, so it can never claim a slot before its time
-		assertThat(runs.values()).allSatisfy((owners) -> assertThat(owners).doesNotContain("node" + Duration.ofSeconds(2)));
+		assertThat(runs.values())
+			.allSatisfy((owners) -> assertThat(owners).doesNotContain("node" + Duration.ofSeconds(2)));
 	}
 
 	@Test

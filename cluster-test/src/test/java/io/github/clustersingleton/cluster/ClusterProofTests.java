@@ -90,6 +90,9 @@ class ClusterProofTests {
 
 	private static final Duration PAUSE = Duration.ofSeconds(5);
 
+	/** The nodes' cluster-singleton.slot-tolerance (the default). */
+	private static final Duration SLOT_TOLERANCE = Duration.ofSeconds(1);
+
 	private static final Duration OUTAGE = Duration.ofSeconds(3);
 
 	private static final Duration BORROW_THRESHOLD = Duration.ofMillis(100);
@@ -219,11 +222,19 @@ class ClusterProofTests {
 			Node restarted = start(victim.id + "r", victim.offsetMillis);
 			this.nodes.add(restarted);
 			restarted.awaitStarted();
-			// not a fault window: a node whose clock is ahead of the store's by more than
-			// the slot tolerance is refused its slots (clock-skew), so its join can no
-			// longer push the job's last slot past slots the others have yet to run
+			// a node within the slot tolerance of the store's clock claims slots as soon
+			// as its clock names them: ahead of the slowest live nodes, it claims a slot
+			// before they ran the one before it, which is then lost (the last-slot
+			// high-water mark); a node further ahead is refused (clock-skew) and needs no
+			// window (see joinOfANodeAheadOfTheStore)
+			if (restarted.offsetMillis <= SLOT_TOLERANCE.toMillis()) {
+				this.faults.add(new Fault("join of " + restarted.id + " (clock " + restarted.offsetMillis + " ms)",
+						joining, Instant.now()));
+			}
 			log("join of %s (clock %d ms) took %d ms", restarted.id, restarted.offsetMillis,
 					Duration.between(joining, Instant.now()).toMillis());
+			sleepUntil(cycleStart.plusSeconds(18));
+			joinOfANodeAheadOfTheStore();
 			sleepUntil(cycleStart.plusSeconds(25));
 			pauseNodeInRun();
 			sleepUntil(cycleStart.plusSeconds(42));
@@ -397,6 +408,31 @@ class ClusterProofTests {
 		this.faults.add(new Fault("kill -9 " + victim.id, at, at));
 		log("kill -9 %s at %s while it ran %s", victim.id, at, held);
 		return victim;
+	}
+
+	/**
+	 * Restart (kill -9, then start again with the same clock) the node whose clock is
+	 * ahead of the store's by more than the slot tolerance, if there is one. The store
+	 * refuses every slot it names, so its join is no fault window: a slot missed around
+	 * it fails the check.
+	 */
+	private void joinOfANodeAheadOfTheStore() throws Exception {
+		Node ahead = this.nodes.stream()
+			.filter((node) -> !node.dead && node.offsetMillis > SLOT_TOLERANCE.toMillis())
+			.max(Comparator.comparingLong((node) -> node.offsetMillis))
+			.orElse(null);
+		if (ahead == null) {
+			return;
+		}
+		Instant at = Instant.now();
+		ahead.process.destroyForcibly();
+		ahead.process.waitFor();
+		ahead.dead = true;
+		Node restarted = start(ahead.id + "r", ahead.offsetMillis);
+		this.nodes.add(restarted);
+		restarted.awaitStarted();
+		log("join of %s (clock %d ms, ahead of the store by more than the slot tolerance) took %d ms, no fault window",
+				restarted.id, restarted.offsetMillis, Duration.between(at, Instant.now()).toMillis());
 	}
 
 	private void pauseNodeInRun() throws Exception {
