@@ -85,8 +85,18 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * another one (all but {@code acquire}), or the same as {@code platform}
 	 */
 	JdbcDialect(String table, String platform, String sharedPlatform) {
+		this(table, JdbcStatement.load(platform, "acquire", table, false), sharedPlatform);
+	}
+
+	/**
+	 * Create a new dialect with an acquisition statement of its own.
+	 * @param table the validated table name
+	 * @param acquire the acquisition statement
+	 * @param sharedPlatform the directory of the other statements
+	 */
+	JdbcDialect(String table, JdbcStatement acquire, String sharedPlatform) {
 		this.table = table;
-		this.acquire = JdbcStatement.load(platform, "acquire", table, false);
+		this.acquire = acquire;
 		this.selectState = JdbcStatement.load(sharedPlatform, "select-state", table, false);
 		this.renew = JdbcStatement.load(sharedPlatform, "renew", table, true);
 		this.release = JdbcStatement.load(sharedPlatform, "release", table, false);

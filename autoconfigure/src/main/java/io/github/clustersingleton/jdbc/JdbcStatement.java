@@ -73,6 +73,21 @@ final class JdbcStatement {
 	}
 
 	/**
+	 * Load a statement made of one statement's file followed by a clause of another's,
+	 * such as MariaDB's {@code RETURNING} after MySQL's upsert.
+	 * @param statement the statement's platform directory and file name
+	 * @param clause the clause's platform directory and file name
+	 * @param table the validated table name
+	 * @return the statement
+	 */
+	static JdbcStatement load(String[] statement, String[] clause, String table) {
+		String first = location(statement[0], statement[1]);
+		String second = location(clause[0], clause[1]);
+		String sql = withoutCommentLines(read(first)) + "\n" + withoutCommentLines(read(second));
+		return new JdbcStatement(first + " + " + second, sql.replace(TABLE_PLACEHOLDER, table), false);
+	}
+
+	/**
 	 * Drop the lines that are only a comment: they are for the reader, not the wire.
 	 */
 	private static String withoutCommentLines(String sql) {

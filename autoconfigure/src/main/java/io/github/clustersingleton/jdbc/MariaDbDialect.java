@@ -35,7 +35,8 @@ import io.github.clustersingleton.LeaseRequest;
 final class MariaDbDialect extends MySqlDialect {
 
 	MariaDbDialect(String table) {
-		super(table, "mariadb");
+		super(table, JdbcStatement.load(new String[] { "mysql", "acquire" },
+				new String[] { "mariadb", "acquire-returning" }, table));
 	}
 
 	@Override

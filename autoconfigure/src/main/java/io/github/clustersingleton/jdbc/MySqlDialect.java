@@ -50,11 +50,11 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 	private final JdbcStatement selectLive;
 
 	MySqlDialect(String table) {
-		this(table, "mysql");
+		this(table, JdbcStatement.load("mysql", "acquire", table, false));
 	}
 
-	protected MySqlDialect(String table, String platform) {
-		super(table, platform, "mysql");
+	protected MySqlDialect(String table, JdbcStatement acquire) {
+		super(table, acquire, "mysql");
 		this.selectLive = JdbcStatement.load("mysql", "select-live", table, true);
 	}
 

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -84,16 +85,19 @@ final class LeaseApi {
 		HttpClient http = this.client.getHttpClient();
 		String url = this.client.getMasterUrl().toString().replaceAll("/+$", "")
 				+ "/apis/coordination.k8s.io/v1/namespaces/" + this.namespace + "/leases/" + name;
+		CompletableFuture<HttpResponse<String>> sent = http.sendAsync(http.newHttpRequestBuilder().uri(url).build(),
+				String.class);
 		HttpResponse<String> response;
 		try {
-			response = http.sendAsync(http.newHttpRequestBuilder().uri(url).build(), String.class)
-				.get(this.requestTimeoutMillis, TimeUnit.MILLISECONDS);
+			response = sent.get(this.requestTimeoutMillis, TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
+			sent.cancel(true);
 			Thread.currentThread().interrupt();
 			throw new KubernetesClientException("Interrupted while reading Lease " + name, ex);
 		}
 		catch (ExecutionException | TimeoutException ex) {
+			sent.cancel(true);
 			throw new KubernetesClientException("Failed to read Lease " + this.namespace + "/" + name + ": " + ex, ex);
 		}
 		Instant serverTime = serverTime(response.header("Date"));

@@ -16,40 +16,26 @@
 
 package io.github.clustersingleton.jdbc;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
-
-import com.zaxxer.hikari.HikariDataSource;
-import io.github.clustersingleton.test.TestStores;
-import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.util.List;
 
 /**
  * Lease backend contract and JDBC tests on MariaDB with connections in
  * {@code sql_mode=ORACLE} (which includes {@code SIMULTANEOUS_ASSIGNMENT},
  * {@code ANSI_QUOTES} and {@code PIPES_AS_CONCAT}), the mode of applications migrated
- * from Oracle. The acquisition must neither depend on the order in which the server
- * evaluates its assignments nor on how it parses quotes and operators.
+ * from Oracle.
  *
  * @author cluster-singleton contributors
  */
-class MariaDbOracleJdbcLeaseBackendTests extends MariaDbJdbcLeaseBackendTests {
+class MariaDbOracleJdbcLeaseBackendTests extends AbstractMariaDbSqlModeJdbcLeaseBackendTests {
 
 	@Override
-	protected HikariDataSource createPool() {
-		return TestStores.mariadbDataSource("'ORACLE'");
+	protected String sqlMode() {
+		return "'ORACLE'";
 	}
 
-	@Test
-	void connectionsRunInTheModeUnderTest() throws Exception {
-		try (Connection connection = pool().getConnection();
-				Statement statement = connection.createStatement();
-				ResultSet resultSet = statement.executeQuery("SELECT @@SESSION.sql_mode")) {
-			assertThat(resultSet.next()).isTrue();
-			assertThat(resultSet.getString(1)).contains("SIMULTANEOUS_ASSIGNMENT", "ANSI_QUOTES", "PIPES_AS_CONCAT");
-		}
+	@Override
+	protected List<String> expectedFlags() {
+		return List.of("SIMULTANEOUS_ASSIGNMENT", "ANSI_QUOTES", "PIPES_AS_CONCAT");
 	}
 
 }

@@ -16,40 +16,26 @@
 
 package io.github.clustersingleton.jdbc;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
-
-import com.zaxxer.hikari.HikariDataSource;
-import io.github.clustersingleton.test.TestStores;
-import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.util.List;
 
 /**
  * Lease backend contract and JDBC tests on MariaDB with connections in the server's
  * {@code sql_mode} plus {@code SIMULTANEOUS_ASSIGNMENT}, under which every assignment of
  * an {@code UPDATE} or {@code ON DUPLICATE KEY UPDATE} sees the stored row rather than
- * the columns assigned before it. The acquisition must neither depend on the order in
- * which the server evaluates its assignments nor on how it parses quotes and operators.
+ * the columns assigned before it.
  *
  * @author cluster-singleton contributors
  */
-class MariaDbSimultaneousAssignmentJdbcLeaseBackendTests extends MariaDbJdbcLeaseBackendTests {
+class MariaDbSimultaneousAssignmentJdbcLeaseBackendTests extends AbstractMariaDbSqlModeJdbcLeaseBackendTests {
 
 	@Override
-	protected HikariDataSource createPool() {
-		return TestStores.mariadbDataSource("CONCAT(@@GLOBAL.sql_mode, ',SIMULTANEOUS_ASSIGNMENT')");
+	protected String sqlMode() {
+		return "CONCAT(@@GLOBAL.sql_mode, ',SIMULTANEOUS_ASSIGNMENT')";
 	}
 
-	@Test
-	void connectionsRunInTheModeUnderTest() throws Exception {
-		try (Connection connection = pool().getConnection();
-				Statement statement = connection.createStatement();
-				ResultSet resultSet = statement.executeQuery("SELECT @@SESSION.sql_mode")) {
-			assertThat(resultSet.next()).isTrue();
-			assertThat(resultSet.getString(1)).contains("SIMULTANEOUS_ASSIGNMENT");
-		}
+	@Override
+	protected List<String> expectedFlags() {
+		return List.of("SIMULTANEOUS_ASSIGNMENT");
 	}
 
 }

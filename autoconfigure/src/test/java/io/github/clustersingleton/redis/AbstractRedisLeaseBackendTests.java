@@ -395,14 +395,14 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			.contains("runs are skipped until it answers");
 	}
 
-	@Test
-	void renewalFallsBackToOneCallPerSlotWhenTheServerRefusesCrossSlotCalls() {
-		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
-		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
+	/**
+	 * Acquire the leases of three jobs whose keys hash to three different slots.
+	 */
+	private List<HeldLease> acquireOnThreeSlots(RedisLeaseBackend clustered, String prefix) {
 		List<HeldLease> leases = new ArrayList<>();
 		Set<Integer> slots = new HashSet<>();
 		for (int i = 0; slots.size() < 3; i++) {
-			String job = jobName("cluster-" + i);
+			String job = jobName(prefix + "-" + i);
 			if (slots.add(SlotHash.getSlot(clustered.leaseKey(job)))) {
 				LeaseRequest request = request(job, "node-a");
 				AcquireResult result = clustered.tryAcquire(request);
@@ -410,6 +410,14 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 				leases.add(HeldLease.of(request, result.fencingToken()));
 			}
 		}
+		return leases;
+	}
+
+	@Test
+	void renewalFallsBackToOneCallPerSlotWhenTheServerRefusesCrossSlotCalls() {
+		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
+		List<HeldLease> leases = acquireOnThreeSlots(clustered, "cluster");
 		assertThat(clustered.forceRelease(leases.get(2).jobName())).isTrue();
 		Set<String> expected = Set.of(leases.get(0).leaseToken(), leases.get(1).leaseToken());
 		cluster.calls.set(0);
@@ -426,17 +434,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	void oneFailingShardLeavesTheOthersRenewedOrLostAtOnce() {
 		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
-		List<HeldLease> leases = new ArrayList<>();
-		Set<Integer> slots = new HashSet<>();
-		for (int i = 0; slots.size() < 3; i++) {
-			String job = jobName("shard-" + i);
-			if (slots.add(SlotHash.getSlot(clustered.leaseKey(job)))) {
-				LeaseRequest request = request(job, "node-a");
-				AcquireResult result = clustered.tryAcquire(request);
-				assertThat(result.isAcquired()).isTrue();
-				leases.add(HeldLease.of(request, result.fencingToken()));
-			}
-		}
+		List<HeldLease> leases = acquireOnThreeSlots(clustered, "shard");
 		// the first lease is on a healthy shard, the second on one that stops answering,
 		// the third on a healthy shard that no longer holds it
 		assertThat(clustered.forceRelease(leases.get(2).jobName())).isTrue();
