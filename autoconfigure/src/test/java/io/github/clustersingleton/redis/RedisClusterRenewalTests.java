@@ -1,0 +1,256 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.redis;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialRenewalException;
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Renewal on a real Redis Cluster of three masters that this test starts from the
+ * {@code redis-server} binary: when one master dies, the leases on the other two are
+ * renewed or reported lost at once, and only the dead master's are left for the retry.
+ *
+ * @author cluster-singleton contributors
+ */
+@TestInstance(Lifecycle.PER_CLASS)
+class RedisClusterRenewalTests {
+
+	private static final Duration TTL = Duration.ofSeconds(30);
+
+	private final List<Process> servers = new ArrayList<>();
+
+	private final List<Integer> ports = new ArrayList<>();
+
+	private Path directory;
+
+	private RedissonClient redisson;
+
+	@BeforeAll
+	void startCluster() throws Exception {
+		this.directory = Files.createTempDirectory("cluster-singleton-redis-cluster");
+		for (int i = 0; i < 3; i++) {
+			int port = freePort();
+			Path data = Files.createDirectories(this.directory.resolve(Integer.toString(port)));
+			this.ports.add(port);
+			this.servers.add(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+					"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--dir", data.toString(),
+					"--save", "", "--appendonly", "no")
+				.redirectErrorStream(true)
+				.redirectOutput(data.resolve("server.log").toFile())
+				.start());
+		}
+		for (int port : this.ports) {
+			await().atMost(Duration.ofSeconds(20)).until(() -> cli(port, "ping").contains("PONG"));
+		}
+		List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+		this.ports.forEach((port) -> create.add("127.0.0.1:" + port));
+		create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+		Process process = new ProcessBuilder(create).redirectErrorStream(true).start();
+		String output = new String(process.getInputStream().readAllBytes());
+		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(output).contains("All 16384 slots covered");
+		for (int port : this.ports) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> cli(port, "cluster", "info").contains("cluster_state:ok"));
+		}
+		Config config = new Config();
+		config.setNettyThreads(4);
+		config.useClusterServers()
+			.addNodeAddress("redis://127.0.0.1:" + this.ports.get(0))
+			.setTimeout(1000)
+			.setConnectTimeout(1000)
+			.setRetryAttempts(0)
+			.setScanInterval(1000);
+		this.redisson = Redisson.create(config);
+	}
+
+	@AfterAll
+	void stopCluster() throws IOException {
+		if (this.redisson != null) {
+			this.redisson.shutdown(0, 2, TimeUnit.SECONDS);
+		}
+		this.servers.forEach(Process::destroyForcibly);
+		for (Process server : this.servers) {
+			try {
+				server.waitFor(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		if (this.directory != null) {
+			try (Stream<Path> paths = Files.walk(this.directory)) {
+				paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+			}
+		}
+	}
+
+	@Test
+	void oneDeadMasterLeavesTheOtherMastersLeasesRenewedOrLost() throws Exception {
+		RedisLeaseBackend backend = new RedisLeaseBackend(new RedissonScriptExecutor(this.redisson));
+		Map<Integer, Integer> portBySlotOwner = new HashMap<>();
+		masterPort(0);
+		String prefix = "cluster-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+		// one lease on each master, and a second one on the first master that another
+		// node takes over
+		List<HeldLease> leases = new ArrayList<>();
+		HeldLease takenOver = null;
+		for (int i = 0; portBySlotOwner.size() < 3 || takenOver == null; i++) {
+			String job = prefix + i;
+			int port = masterPort(SlotHash.getSlot(backend.leaseKey(job)));
+			boolean second = portBySlotOwner.containsKey(port);
+			if (second && (takenOver != null || port != this.ports.get(0))) {
+				continue;
+			}
+			LeaseRequest request = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), TTL, null);
+			AcquireResult result = backend.tryAcquire(request);
+			assertThat(result.isAcquired()).isTrue();
+			HeldLease lease = HeldLease.of(request, result.fencingToken());
+			leases.add(lease);
+			if (second) {
+				takenOver = lease;
+			}
+			portBySlotOwner.put(port, portBySlotOwner.getOrDefault(port, 0) + 1);
+		}
+		assertThat(backend.renew(leases, TTL)).hasSize(4);
+		assertThat(backend.forceRelease(takenOver.jobName())).isTrue();
+		int dead = this.ports.get(2);
+		this.servers.get(2).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+		List<String> onDead = leases.stream()
+			.filter((lease) -> masterPortOrMinusOne(backend, lease) == dead)
+			.map(HeldLease::leaseToken)
+			.toList();
+		List<String> onLive = new ArrayList<>();
+		for (HeldLease lease : leases) {
+			if (!onDead.contains(lease.leaseToken()) && lease != takenOver) {
+				onLive.add(lease.leaseToken());
+			}
+		}
+		HeldLease lost = takenOver;
+		assertThat(onDead).hasSize(1);
+		assertThatExceptionOfType(PartialRenewalException.class).isThrownBy(() -> backend.renew(leases, TTL))
+			.satisfies((ex) -> {
+				assertThat(ex.getRenewed()).containsExactlyInAnyOrderElementsOf(onLive);
+				assertThat(ex.getLost()).containsExactly(lost.leaseToken());
+			});
+	}
+
+	private int masterPortOrMinusOne(RedisLeaseBackend backend, HeldLease lease) {
+		try {
+			return masterPort(SlotHash.getSlot(backend.leaseKey(lease.jobName())));
+		}
+		catch (Exception ex) {
+			return -1;
+		}
+	}
+
+	/**
+	 * The port of the master that serves a hash slot, as the first node's CLUSTER SLOTS
+	 * tells it (read before any master is stopped, and cached).
+	 */
+	private final Map<Integer, Integer> slotOwners = new HashMap<>();
+
+	private int masterPort(int slot) throws Exception {
+		if (this.slotOwners.isEmpty()) {
+			for (int port : this.ports) {
+				for (String line : cli(port, "cluster", "nodes").split("\n")) {
+					String[] fields = line.split(" ");
+					if (fields.length > 8 && fields[2].contains("myself") && fields[2].contains("master")) {
+						for (int f = 8; f < fields.length; f++) {
+							String[] range = fields[f].split("-");
+							int from = Integer.parseInt(range[0]);
+							int to = (range.length > 1) ? Integer.parseInt(range[1]) : from;
+							this.slotOwners.put(from * 100000 + to, port);
+						}
+					}
+				}
+			}
+		}
+		for (Map.Entry<Integer, Integer> entry : this.slotOwners.entrySet()) {
+			int from = entry.getKey() / 100000;
+			int to = entry.getKey() % 100000;
+			if (slot >= from && slot <= to) {
+				return entry.getValue();
+			}
+		}
+		throw new IllegalStateException("No master serves slot " + slot);
+	}
+
+	private static String cli(int port, String... args) throws Exception {
+		List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
+		command.addAll(List.of(args));
+		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		String output = new String(process.getInputStream().readAllBytes());
+		process.waitFor(10, TimeUnit.SECONDS);
+		return output;
+	}
+
+	/**
+	 * A free port whose cluster bus port (the port plus 10000) is free too.
+	 */
+	private int freePort() throws IOException {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int port;
+			try (ServerSocket socket = new ServerSocket(0)) {
+				port = socket.getLocalPort();
+			}
+			if (port + 10000 <= 65535 && !this.ports.contains(port) && isFree(port + 10000)) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("No free port pair for a Redis Cluster node");
+	}
+
+	private static boolean isFree(int port) {
+		try (ServerSocket socket = new ServerSocket(port)) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+}
