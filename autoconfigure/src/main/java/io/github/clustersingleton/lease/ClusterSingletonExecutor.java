@@ -21,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,6 +56,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
 
 	private static final SecureRandom TOKEN_SOURCE = new SecureRandom();
+
+	private static final long CLOCK_SKEW_WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	private final Map<String, Long> clockSkewWarnings = new ConcurrentHashMap<>();
 
 	private final LeaseBackend backend;
 
@@ -279,11 +284,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		Duration took = Duration.ofNanos(System.nanoTime() - requested);
 		notify(() -> this.listener.acquireAttempted(job, slot, result, took));
 		if (result.outcome() == AcquireResult.Outcome.CLOCK_SKEW) {
-			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
-					+ ": the slot lies ahead of the " + this.backend.id() + " store's clock by more than the slot "
-					+ "tolerance of " + this.settings.slotTolerance() + "; this node's clock is "
-					+ describeOffset(this.storeClock.offset()) + " the store's. Synchronize the clocks (NTP); if every "
-					+ "node reports this, the store's clock is the one behind");
+			warnClockSkew(job, slot);
 			notify(() -> observed.stop(result.outcome().tag(), null));
 			return false;
 		}
@@ -435,12 +436,42 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		return (slot != null) ? " for slot " + slot : "";
 	}
 
+	/**
+	 * Warn that the store refused a slot as ahead of its clock: at the first refusal of a
+	 * job and then at most once a minute per job (a cron job firing every second would
+	 * otherwise log every second); the refusals in between are logged at DEBUG and
+	 * counted in the {@code clock-skew} outcome.
+	 */
+	private void warnClockSkew(JobDefinition job, @Nullable Instant slot) {
+		long now = System.nanoTime();
+		Long last = this.clockSkewWarnings.get(job.name());
+		boolean warn = last == null || now - last >= CLOCK_SKEW_WARN_INTERVAL_NANOS;
+		if (warn) {
+			this.clockSkewWarnings.put(job.name(), now);
+		}
+		if (warn || logger.isDebugEnabled()) {
+			String message = "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": the slot lies ahead of the " + this.backend.id() + " store's clock by more than the slot "
+					+ "tolerance of " + this.settings.slotTolerance() + "; " + describeOffset(this.storeClock.offset())
+					+ ". Synchronize the clocks (NTP); if "
+					+ "every node reports this, the store's clock is the one behind"
+					+ (warn ? " (repeated at most once a minute for this job)" : "");
+			if (warn) {
+				logger.warn(message);
+			}
+			else {
+				logger.debug(message);
+			}
+		}
+	}
+
 	private static String describeOffset(Optional<Duration> offset) {
 		if (offset.isEmpty()) {
-			return "ahead of (offset not measured yet)";
+			return "this node's clock runs ahead of the store's";
 		}
 		Duration value = offset.get();
-		return (value.isNegative() ? value.negated() + " behind" : value + " ahead of");
+		return "this node's clock is " + (value.isNegative() ? value.negated() + " behind" : value + " ahead of")
+				+ " the store's";
 	}
 
 	private static String describeSkip(AcquireResult result) {
