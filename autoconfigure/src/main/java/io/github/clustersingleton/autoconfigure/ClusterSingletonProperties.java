@@ -225,7 +225,13 @@ public class ClusterSingletonProperties {
 		/**
 		 * Kubernetes coordination.k8s.io/v1 Lease objects.
 		 */
-		KUBERNETES
+		KUBERNETES,
+
+		/**
+		 * The in-memory backend of cluster-singleton-spring-boot-test: leases in this JVM
+		 * only, for tests. Never chosen by {@code auto}.
+		 */
+		IN_MEMORY
 
 	}
 

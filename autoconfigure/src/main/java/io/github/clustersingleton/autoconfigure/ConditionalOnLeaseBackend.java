@@ -25,8 +25,11 @@ import java.lang.annotation.Target;
 import org.springframework.context.annotation.Conditional;
 
 /**
- * Matches when {@code cluster-singleton.backend} is unset, {@code auto}, or names the
- * given backend. For the auto-configurations of backends.
+ * Matches when {@code cluster-singleton.backend} names the given backend, or, unless
+ * {@link #matchIfAuto()} is {@code false}, when it is unset or {@code auto}. For the
+ * auto-configurations of backends. Values are compared the way Spring Boot binds them to
+ * {@link ClusterSingletonProperties.Backend}: without case, dashes and underscores, so
+ * {@code in-memory} and {@code IN_MEMORY} both name the {@code in-memory} backend.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -38,9 +41,19 @@ import org.springframework.context.annotation.Conditional;
 public @interface ConditionalOnLeaseBackend {
 
 	/**
-	 * The backend id: {@code jdbc}, {@code redis} or {@code kubernetes}.
+	 * The backend id: {@code jdbc}, {@code redis}, {@code kubernetes} or
+	 * {@code in-memory}.
 	 * @return the backend id
 	 */
 	String value();
+
+	/**
+	 * Whether to match when {@code cluster-singleton.backend} is unset or {@code auto}.
+	 * {@code false} for a backend that must be asked for by name, such as the in-memory
+	 * backend of the test artifact, which must not compete with a real store.
+	 * @return whether {@code auto} selects the backend
+	 * @since 0.2.0
+	 */
+	boolean matchIfAuto() default true;
 
 }

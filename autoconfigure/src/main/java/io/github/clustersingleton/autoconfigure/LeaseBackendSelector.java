@@ -45,7 +45,7 @@ final class LeaseBackendSelector {
 			List<String> jobs) {
 		String usedBy = jobs.isEmpty() ? "" : " (used by the @ClusterSingleton jobs " + String.join(", ", jobs) + ")";
 		if (configured != Backend.AUTO) {
-			String id = configured.name().toLowerCase(Locale.ROOT);
+			String id = id(configured);
 			List<LeaseBackend> matching = available.stream().filter((backend) -> id.equals(backend.id())).toList();
 			if (matching.size() == 1) {
 				return matching.get(0);
@@ -76,6 +76,16 @@ final class LeaseBackendSelector {
 				+ "kubernetes), or mark one LeaseBackend bean @Primary.");
 	}
 
+	/**
+	 * Return the {@link LeaseBackend#id() id} of the backends a value of
+	 * {@code cluster-singleton.backend} selects: {@code IN_MEMORY} is {@code in-memory}.
+	 * @param backend the configured value
+	 * @return the backend id
+	 */
+	static String id(Backend backend) {
+		return backend.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
 	private static String clientHint(Backend backend) {
 		return switch (backend) {
 			case JDBC -> "It needs exactly one DataSource bean (or one marked @Primary) and spring-jdbc.";
@@ -83,6 +93,8 @@ final class LeaseBackendSelector {
 			case KUBERNETES ->
 				"It needs the fabric8 kubernetes-client (io.fabric8:kubernetes-client) on the class path; "
 						+ "it uses the application's KubernetesClient bean, or builds one from the standard configuration.";
+			case IN_MEMORY -> "It is the in-memory backend for tests (one JVM only), in a separate artifact: "
+					+ "add io.github.clustersingleton:cluster-singleton-spring-boot-test to the test class path.";
 			case AUTO -> "";
 		};
 	}

@@ -16,6 +16,7 @@
 
 package io.github.clustersingleton.autoconfigure;
 
+import java.util.Locale;
 import java.util.Map;
 
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
@@ -39,12 +40,21 @@ class OnLeaseBackendCondition extends SpringBootCondition {
 		Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnLeaseBackend.class.getName());
 		Assert.state(attributes != null, "No @ConditionalOnLeaseBackend found");
 		String backend = (String) attributes.get("value");
+		boolean matchIfAuto = (Boolean) attributes.get("matchIfAuto");
 		String configured = context.getEnvironment().getProperty(PROPERTY, "auto").strip();
 		ConditionMessage.Builder message = ConditionMessage.forCondition(ConditionalOnLeaseBackend.class, backend);
-		if (configured.equalsIgnoreCase("auto") || configured.equalsIgnoreCase(backend)) {
+		if ((matchIfAuto && relaxed(configured).equals("auto")) || relaxed(configured).equals(relaxed(backend))) {
 			return ConditionOutcome.match(message.because(PROPERTY + " is " + configured));
 		}
 		return ConditionOutcome.noMatch(message.because(PROPERTY + " is " + configured));
+	}
+
+	/**
+	 * Reduce a value the way Spring Boot does when it binds it to an enum: lower case,
+	 * letters and digits only.
+	 */
+	private static String relaxed(String value) {
+		return value.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
 	}
 
 }

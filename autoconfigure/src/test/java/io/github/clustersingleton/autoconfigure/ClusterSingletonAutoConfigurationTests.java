@@ -210,6 +210,38 @@ class ClusterSingletonAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithInMemoryBackendAndNoTestArtifactShouldSayWhichArtifactToAdd() {
+		this.contextRunner.with(h2())
+			.withUserConfiguration(CountingJobConfiguration.class)
+			.withPropertyValues("cluster-singleton.backend=in-memory")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				LeaseBackendUnavailableException ex = causeOf(context.getStartupFailure(),
+						LeaseBackendUnavailableException.class);
+				// the DataSource's jdbc backend is not offered instead
+				assertThat(ex).hasMessageContaining("cluster-singleton.backend=in-memory but no in-memory lease store")
+					.hasMessageContaining("add io.github.clustersingleton:cluster-singleton-spring-boot-test")
+					.hasMessageContaining("counting")
+					.hasMessageEndingWith("Available: none.");
+			});
+	}
+
+	@Test
+	void runWithInMemoryBackendShouldChooseTheBackendWhoseIdIsInMemory() {
+		for (String value : new String[] { "in-memory", "IN_MEMORY", "inMemory" }) {
+			this.contextRunner.withUserConfiguration(CountingJobConfiguration.class)
+				.withBean("inMemory", StubLeaseBackend.class, () -> new StubLeaseBackend("in-memory"))
+				.withBean("other", StubLeaseBackend.class, () -> new StubLeaseBackend("in_memory"))
+				.withPropertyValues("cluster-singleton.backend=" + value)
+				.run((context) -> {
+					assertThat(context).as(value).hasNotFailed();
+					assertThat(context.getBean(ClusterSingletonExecutor.class).getBackend())
+						.isSameAs(context.getBean("inMemory"));
+				});
+		}
+	}
+
+	@Test
 	void runWithTwoLeaseBackendsAndJobShouldFail() {
 		this.contextRunner.withUserConfiguration(TwoLeaseBackendsConfiguration.class, CountingJobConfiguration.class)
 			.run((context) -> {

@@ -1,0 +1,378 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.test;
+
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.StoreClockObserver;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * A {@link LeaseBackend} that keeps its leases in this JVM, for tests: the full contract
+ * of a lease store (atomic acquisition, expiry, cron slots, fencing tokens, owner-checked
+ * renewal and release, {@code lockAtLeastFor}) without a database. Chosen with
+ * {@code cluster-singleton.backend=in-memory}; never chosen by {@code auto}.
+ * <p>
+ * Every operation is atomic: it runs under one lock and reads the backend's {@link Clock}
+ * once, and that reading is the store's time. Expiry, slot checks and the times
+ * {@link #describe} shows are judged by it, so a test that gives the backend a clock it
+ * can move makes leases expire without waiting. The engine's own deadlines run on the
+ * monotonic clock and are not moved by it.
+ * <p>
+ * Two application contexts (two "nodes") share a store when they are given the same
+ * instance as a bean. A test can also make the store {@link #setReachable(boolean)
+ * unreachable}, to see what the application does when the real store goes away.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.2.0
+ */
+public class InMemoryLeaseBackend implements LeaseBackend {
+
+	/**
+	 * The backend id, the value of {@code cluster-singleton.backend} that selects it.
+	 */
+	public static final String ID = "in-memory";
+
+	/**
+	 * The longest job name the backend accepts, as the JDBC backend's {@code name}
+	 * column.
+	 */
+	public static final int MAX_JOB_NAME_LENGTH = 200;
+
+	private final Clock clock;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	/**
+	 * The leases by job name; guarded by {@link #lock}. A job's entry is never removed,
+	 * so its fencing token and last slot survive release, expiry and force-release.
+	 */
+	private final Map<String, StoredLease> leases = new HashMap<>();
+
+	private final AtomicLong operations = new AtomicLong();
+
+	private volatile boolean reachable = true;
+
+	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
+
+	/**
+	 * Create a backend whose store time is {@link Clock#systemUTC()}.
+	 */
+	public InMemoryLeaseBackend() {
+		this(Clock.systemUTC());
+	}
+
+	/**
+	 * Create a backend whose store time is read from the given clock.
+	 * @param clock the store's clock
+	 */
+	public InMemoryLeaseBackend(Clock clock) {
+		Assert.notNull(clock, "'clock' must not be null");
+		this.clock = clock;
+	}
+
+	@Override
+	public String id() {
+		return ID;
+	}
+
+	/**
+	 * Return the clock that is this store's time.
+	 * @return the clock
+	 */
+	public Clock getClock() {
+		return this.clock;
+	}
+
+	/**
+	 * Make the store reachable or unreachable. While it is unreachable, every operation
+	 * that would reach a real store throws an {@link IllegalStateException}, as a backend
+	 * does when its store does not answer; the leases are kept as they are.
+	 * @param reachable whether the store answers
+	 */
+	public void setReachable(boolean reachable) {
+		this.reachable = reachable;
+	}
+
+	/**
+	 * Return whether the store answers.
+	 * @return whether the store is reachable
+	 * @see #setReachable(boolean)
+	 */
+	public boolean isReachable() {
+		return this.reachable;
+	}
+
+	/**
+	 * Return how many operations reached the store (or tried to, while it was
+	 * unreachable): each acquisition, renewal of at least one lease, release,
+	 * description, force-release and probe counts once. The in-memory counterpart of a
+	 * round trip.
+	 * @return the number of operations since the backend was created
+	 */
+	public long getOperationCount() {
+		return this.operations.get();
+	}
+
+	@Override
+	public void setStoreClockObserver(StoreClockObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
+		this.storeClockObserver = observer;
+	}
+
+	@Override
+	public void validateJobName(String jobName) {
+		if (jobName == null || jobName.isEmpty()) {
+			throw new IllegalArgumentException("Job name must not be empty");
+		}
+		if (jobName.length() > MAX_JOB_NAME_LENGTH) {
+			throw new IllegalArgumentException("Job name '" + jobName + "' is " + jobName.length()
+					+ " characters long; the in-memory lease backend accepts at most " + MAX_JOB_NAME_LENGTH
+					+ ", as the JDBC backend does");
+		}
+	}
+
+	@Override
+	public AcquireResult tryAcquire(LeaseRequest request) {
+		Assert.notNull(request, "'request' must not be null");
+		validateJobName(request.jobName());
+		enter();
+		Instant now;
+		AcquireResult result;
+		this.lock.lock();
+		try {
+			now = this.clock.instant();
+			result = acquire(request, now);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		this.storeClockObserver.storeTimeObserved(now);
+		return result;
+	}
+
+	private AcquireResult acquire(LeaseRequest request, Instant now) {
+		StoredLease lease = this.leases.get(request.jobName());
+		Instant slot = request.slot();
+		if (request.slotAheadOf(now)) {
+			// the requesting node's clock runs ahead: claim nothing, create nothing
+			return AcquireResult.clockSkew((lease != null) ? lease.lastSlot : null);
+		}
+		if (lease == null) {
+			this.leases.put(request.jobName(), new StoredLease(request, now));
+			return AcquireResult.acquired(1);
+		}
+		boolean slotDone = slot != null && lease.lastSlot != null && !slot.isAfter(lease.lastSlot);
+		if (lease.isLive(now) || slotDone) {
+			return AcquireResult.notAcquired(request, lease.owner, lease.lastSlot, now);
+		}
+		lease.takeOver(request, now);
+		return AcquireResult.acquired(lease.fencingToken);
+	}
+
+	@Override
+	public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
+		Assert.notNull(leases, "'leases' must not be null");
+		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
+		if (leases.isEmpty()) {
+			return Set.of();
+		}
+		enter();
+		Instant now;
+		Set<String> renewed = new LinkedHashSet<>();
+		this.lock.lock();
+		try {
+			now = this.clock.instant();
+			for (HeldLease held : leases) {
+				StoredLease lease = this.leases.get(held.jobName());
+				if (lease != null && lease.isHeldBy(held.leaseToken(), now)) {
+					lease.expiresAt = plus(now, ttl);
+					renewed.add(held.leaseToken());
+				}
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		this.storeClockObserver.storeTimeObserved(now);
+		return renewed;
+	}
+
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
+		enter();
+		this.lock.lock();
+		try {
+			Instant now = this.clock.instant();
+			StoredLease stored = this.leases.get(lease.jobName());
+			if (stored == null || !stored.isHeldBy(lease.leaseToken(), now)) {
+				return;
+			}
+			Instant keepUntil = plus(stored.acquiredAt, lockAtLeastFor);
+			stored.expiresAt = keepUntil.isAfter(now) ? keepUntil : now;
+			// a renewal sent before the release must not extend a kept lease or revive a
+			// released one
+			stored.leaseToken = null;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public Optional<LeaseInfo> describe(String jobName) {
+		Assert.notNull(jobName, "'jobName' must not be null");
+		enter();
+		this.lock.lock();
+		try {
+			StoredLease lease = this.leases.get(jobName);
+			if (lease == null) {
+				return Optional.empty();
+			}
+			Instant now = this.clock.instant();
+			return Optional.of(new LeaseInfo(jobName, lease.owner, lease.isLive(now), lease.acquiredAt, lease.expiresAt,
+					lease.fencingToken, lease.lastSlot));
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public boolean forceRelease(String jobName) {
+		Assert.notNull(jobName, "'jobName' must not be null");
+		enter();
+		this.lock.lock();
+		try {
+			StoredLease lease = this.leases.get(jobName);
+			Instant now = this.clock.instant();
+			if (lease == null || !lease.isLive(now)) {
+				return false;
+			}
+			lease.expiresAt = now;
+			lease.leaseToken = null;
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public void probe() {
+		enter();
+	}
+
+	/**
+	 * Count an operation and fail it when the store is unreachable.
+	 */
+	private void enter() {
+		this.operations.incrementAndGet();
+		if (!this.reachable) {
+			throw new IllegalStateException("In-memory lease store is unreachable (setReachable(false))");
+		}
+	}
+
+	/**
+	 * Add a duration to an instant, saturating at {@link Instant#MAX}.
+	 */
+	private static Instant plus(Instant instant, Duration duration) {
+		try {
+			return instant.plus(duration);
+		}
+		catch (DateTimeException | ArithmeticException ex) {
+			return Instant.MAX;
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "InMemoryLeaseBackend[clock=" + this.clock + "]";
+	}
+
+	/**
+	 * The stored state of one job, as a row of the JDBC backend's table.
+	 */
+	private static final class StoredLease {
+
+		private String owner;
+
+		/**
+		 * The token of the acquisition that holds the lease; {@code null} once released
+		 * or force-released.
+		 */
+		private @Nullable String leaseToken;
+
+		private Instant acquiredAt;
+
+		private Instant expiresAt;
+
+		private long fencingToken;
+
+		private @Nullable Instant lastSlot;
+
+		StoredLease(LeaseRequest request, Instant now) {
+			this.owner = request.owner();
+			this.leaseToken = request.leaseToken();
+			this.acquiredAt = now;
+			this.expiresAt = plus(now, request.ttl());
+			this.fencingToken = 1;
+			this.lastSlot = request.slot();
+		}
+
+		void takeOver(LeaseRequest request, Instant now) {
+			this.owner = request.owner();
+			this.leaseToken = request.leaseToken();
+			this.acquiredAt = now;
+			this.expiresAt = plus(now, request.ttl());
+			this.fencingToken++;
+			if (request.slot() != null) {
+				this.lastSlot = request.slot();
+			}
+		}
+
+		boolean isLive(Instant now) {
+			return this.expiresAt.isAfter(now);
+		}
+
+		boolean isHeldBy(String leaseToken, Instant now) {
+			return leaseToken.equals(this.leaseToken) && isLive(now);
+		}
+
+	}
+
+}
