@@ -26,11 +26,50 @@ import org.jspecify.annotations.Nullable;
  * @param outcome whether the lease was acquired, and if not, why
  * @param fencingToken the fencing token when acquired, else {@code 0}
  * @param holder the current holder when known and the lease is held elsewhere
- * @param lastSlot the job's last claimed slot when known
+ * @param lastSlot the job's last claimed slot when known; after a successful claim, the
+ * last claimed slot as the claim left it
+ * @param run after a successful claim of a job with a {@link ClaimPolicy#isActive()
+ * active policy}, the run the row records as the job's current one: the claimed slot's
+ * first attempt ({@link RunState#RUNNING}, attempt 1) when nothing was pending, else the
+ * earlier run the row kept, whose pending work the new holder takes over; {@code null}
+ * otherwise
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String holder, @Nullable Instant lastSlot) {
+public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String holder, @Nullable Instant lastSlot,
+		@Nullable SlotRun run) {
+
+	/**
+	 * Create a result without the stored run.
+	 * @param outcome whether the lease was acquired, and if not, why
+	 * @param fencingToken the fencing token when acquired, else {@code 0}
+	 * @param holder the current holder when known and the lease is held elsewhere
+	 * @param lastSlot the job's last claimed slot when known
+	 */
+	public AcquireResult(Outcome outcome, long fencingToken, @Nullable String holder, @Nullable Instant lastSlot) {
+		this(outcome, fencingToken, holder, lastSlot, null);
+	}
+
+	/**
+	 * Return a result for an acquired lease, with the row's last slot and current run
+	 * after the claim.
+	 * @param fencingToken the fencing token of the acquisition
+	 * @param lastSlot the job's last claimed slot after the claim
+	 * @param run the run the row records as current after the claim
+	 * @return the result
+	 */
+	public static AcquireResult acquired(long fencingToken, @Nullable Instant lastSlot, @Nullable SlotRun run) {
+		return new AcquireResult(Outcome.ACQUIRED, fencingToken, null, lastSlot, run);
+	}
+
+	/**
+	 * Return a result for a recovery claim that found nothing pending (or a lease that
+	 * has not expired): nothing was changed.
+	 * @return the result
+	 */
+	public static AcquireResult nothingPending() {
+		return new AcquireResult(Outcome.HELD, 0, null, null, null);
+	}
 
 	/**
 	 * Return a result for an acquired lease.

@@ -17,8 +17,11 @@
 package io.github.clustersingleton;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -43,6 +46,13 @@ import java.util.Set;
  * all earlier ones of that job, across release, expiry and force-release.</li>
  * <li>{@link #renew} and {@link #release} only touch a lease that still carries the
  * request's {@link LeaseRequest#leaseToken() lease token}.</li>
+ * <li>A claim with an {@link ClaimPolicy#isActive() active policy} records the job's
+ * current run ({@link SlotRun}) on its row, atomically with the claim: a first claim with
+ * nothing pending makes the claimed slot's first attempt the current run; a claim that
+ * finds pending work (see {@link ClaimPolicy}) keeps the row's run as it was and reports
+ * it, and the new holder takes that work over. A {@link LeaseRequest#recovery() recovery
+ * claim} succeeds only on an expired lease with pending work, and never moves the last
+ * slot. Two claims never both succeed.</li>
  * </ul>
  *
  * @author cluster-singleton contributors
@@ -111,6 +121,57 @@ public interface LeaseBackend {
 	 * @param lockAtLeastFor how long after its acquisition the lease must be kept
 	 */
 	void release(HeldLease lease, Duration lockAtLeastFor);
+
+	/**
+	 * Release a lease if it still carries its lease token, as
+	 * {@link #release(HeldLease, Duration)} does, and record how the row's current run
+	 * ended: {@link RunState#SUCCEEDED}, or {@link RunState#FAILED} with the time (store
+	 * clock, now plus {@link RunCompletion#retryDelay()}) from which another attempt may
+	 * be claimed.
+	 * @param lease the lease to release
+	 * @param lockAtLeastFor how long after its acquisition the lease must be kept
+	 * @param completion how the run ended
+	 */
+	default void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		release(lease, lockAtLeastFor);
+	}
+
+	/**
+	 * Start another run under a lease this node still holds (a recovery attempt or a
+	 * catch-up, one after the other): atomically, if the lease still carries its token
+	 * and has not expired, raise the fencing token by one and make {@code slot},
+	 * {@code attempt}, {@link RunState#RUNNING} the row's current run. The last claimed
+	 * slot becomes {@code slot} when that is later.
+	 * @param lease the held lease
+	 * @param slot the slot of the run that starts
+	 * @param attempt its attempt
+	 * @return the fencing token of the run that starts, or empty when the lease is no
+	 * longer held
+	 */
+	default OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
+		throw new UnsupportedOperationException("The " + id() + " lease backend does not support recovery or "
+				+ "catch-up (misfire and recovery policies)");
+	}
+
+	/**
+	 * Return the jobs among {@code policies} whose lease has expired and whose row has
+	 * work pending under the job's policy, a failed run counting only once its retry time
+	 * has come (store clock): the jobs a {@link LeaseRequest#recovery() recovery claim}
+	 * would take over now. One round trip for all jobs where the store allows.
+	 * @param policies the jobs to look at, with their policies
+	 * @return the names of the jobs with pending work
+	 */
+	default Set<String> findPending(Map<String, ClaimPolicy> policies) {
+		return Set.of();
+	}
+
+	/**
+	 * Return the cluster-wide run ledger this store keeps.
+	 * @return the ledger, {@link RunLedger#NONE} when the store keeps none
+	 */
+	default RunLedger runLedger() {
+		return RunLedger.NONE;
+	}
 
 	/**
 	 * Describe the stored state of a job's lease.

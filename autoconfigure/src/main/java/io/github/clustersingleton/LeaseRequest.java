@@ -36,11 +36,19 @@ import org.springframework.util.Assert;
  * @param slotTolerance how far the slot may lie ahead of the store's clock; a request
  * whose slot is later than the store's time plus this is refused with
  * {@link AcquireResult.Outcome#CLOCK_SKEW} (the requesting node's clock runs ahead)
+ * @param policy what the job's recovery and misfire policies count as pending work on its
+ * row (see {@link ClaimPolicy}); {@link ClaimPolicy#NONE} for none
+ * @param previousSlot for a first claim of a cron slot, the job's cron slot just before
+ * {@code slot}: with {@link ClaimPolicy#catchUp()}, a row whose last claimed slot is
+ * earlier has slots that no node claimed; {@code null} otherwise
+ * @param recovery {@code true} for a recovery claim: no new slot ({@code slot} is
+ * {@code null}), the lease is only taken over when it has expired and the row has pending
+ * work under {@code policy}; the row's last slot stays
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 public record LeaseRequest(String jobName, String owner, String leaseToken, Duration ttl, @Nullable Instant slot,
-		Duration slotTolerance) {
+		Duration slotTolerance, ClaimPolicy policy, @Nullable Instant previousSlot, boolean recovery) {
 
 	/**
 	 * The slot tolerance of a request that does not name one: the default of
@@ -54,6 +62,52 @@ public record LeaseRequest(String jobName, String owner, String leaseToken, Dura
 		Assert.hasText(leaseToken, "'leaseToken' must not be empty");
 		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
 		Assert.isTrue(slotTolerance != null && !slotTolerance.isNegative(), "'slotTolerance' must not be negative");
+		Assert.notNull(policy, "'policy' must not be null");
+		Assert.isTrue(!recovery || slot == null, "A recovery claim has no slot");
+		Assert.isTrue(!recovery || policy.isActive(), "A recovery claim needs a policy that recovers or catches up");
+		Assert.isTrue(previousSlot == null || (slot != null && previousSlot.isBefore(slot)),
+				"'previousSlot' must lie before 'slot'");
+	}
+
+	/**
+	 * Create a first claim without recovery or catch-up.
+	 * @param jobName the job name
+	 * @param owner the identity of this node
+	 * @param leaseToken a random token unique to this acquisition
+	 * @param ttl how long the lease lives unless renewed
+	 * @param slot the cron fire time this run claims, or {@code null}
+	 * @param slotTolerance how far the slot may lie ahead of the store's clock
+	 */
+	public LeaseRequest(String jobName, String owner, String leaseToken, Duration ttl, @Nullable Instant slot,
+			Duration slotTolerance) {
+		this(jobName, owner, leaseToken, ttl, slot, slotTolerance, ClaimPolicy.NONE, null, false);
+	}
+
+	/**
+	 * Create a recovery claim: take over a job's expired lease when its row has work
+	 * pending under {@code policy}.
+	 * @param jobName the job name
+	 * @param owner the identity of this node
+	 * @param leaseToken a random token unique to this acquisition
+	 * @param ttl how long the lease lives unless renewed
+	 * @param policy what counts as pending work
+	 * @return the request
+	 */
+	public static LeaseRequest recovery(String jobName, String owner, String leaseToken, Duration ttl,
+			ClaimPolicy policy) {
+		return new LeaseRequest(jobName, owner, leaseToken, ttl, null, DEFAULT_SLOT_TOLERANCE, policy, null, true);
+	}
+
+	/**
+	 * Return a copy of this first claim with the job's policy and the cron slot before
+	 * its slot.
+	 * @param policy what counts as pending work
+	 * @param previousSlot the cron slot before {@code slot}, or {@code null}
+	 * @return the request
+	 */
+	public LeaseRequest withPolicy(ClaimPolicy policy, @Nullable Instant previousSlot) {
+		return new LeaseRequest(this.jobName, this.owner, this.leaseToken, this.ttl, this.slot, this.slotTolerance,
+				policy, previousSlot, this.recovery);
 	}
 
 	/**

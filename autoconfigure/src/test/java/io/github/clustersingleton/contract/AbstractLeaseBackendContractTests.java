@@ -21,7 +21,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -36,11 +39,19 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
@@ -49,6 +60,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The contract every {@link LeaseBackend} meets, run against a real store by one subclass
@@ -537,6 +549,334 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> unreachable.describe(job));
 		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> unreachable.forceRelease(job));
 		assertThat(elapsedSince(started)).isLessThan(Duration.ofSeconds(15));
+	}
+
+	// ---- recovery, catch-up and the run ledger (ClaimPolicy, startRun, findPending)
+	// ----
+
+	/**
+	 * Return whether the backend supports claim policies, {@code startRun},
+	 * {@code findPending} and a run ledger.
+	 * @return whether the recovery cases apply
+	 */
+	protected boolean supportsRecovery() {
+		return true;
+	}
+
+	/**
+	 * Return the round trips of one {@code findPending} call over several jobs.
+	 * @return the round trips
+	 */
+	protected int expectedFindPendingRoundTrips() {
+		return 1;
+	}
+
+	private static final ClaimPolicy RECOVER_LOST = new ClaimPolicy(true, false, 3, false);
+
+	private static final ClaimPolicy RECOVER_FAILED = new ClaimPolicy(true, true, 3, false);
+
+	private static final ClaimPolicy CATCH_UP = new ClaimPolicy(false, false, 1, true);
+
+	private static final Instant S1 = Instant.parse("2026-01-01T10:00:00Z");
+
+	private static final Instant S2 = S1.plusSeconds(60);
+
+	private static final Instant S3 = S1.plusSeconds(120);
+
+	private static final Instant S4 = S1.plusSeconds(180);
+
+	private static LeaseRequest claim(String job, String owner, Duration ttl, Instant slot, ClaimPolicy policy,
+			@Nullable Instant previousSlot) {
+		return request(job, owner, ttl, slot).withPolicy(policy, previousSlot);
+	}
+
+	private static LeaseRequest recoveryClaim(String job, String owner, Duration ttl, ClaimPolicy policy) {
+		return LeaseRequest.recovery(job, owner, UUID.randomUUID().toString(), ttl, policy);
+	}
+
+	private HeldLease held(LeaseRequest request, AcquireResult result) {
+		assertThat(result.outcome()).as("claim of %s by %s", request.jobName(), request.owner())
+			.isEqualTo(Outcome.ACQUIRED);
+		return HeldLease.of(request, result.fencingToken());
+	}
+
+	private void awaitExpired(String job) {
+		await().atMost(PATIENCE)
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> backend().describe(job).map((info) -> !info.live()).orElse(false));
+	}
+
+	private void awaitPending(String job, ClaimPolicy policy) {
+		await().atMost(PATIENCE)
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> backend().findPending(Map.of(job, policy)).contains(job));
+	}
+
+	@Test
+	void firstClaimWithAPolicyMakesTheSlotsFirstAttemptTheCurrentRun() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("first-claim");
+		LeaseRequest request = claim(job, "node-a", LONG_TTL, S1, RECOVER_LOST, null);
+		AcquireResult result = backend().tryAcquire(request);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(result.run()).isEqualTo(new SlotRun(S1, 1, RunState.RUNNING));
+		assertThat(result.lastSlot()).isEqualTo(S1);
+		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).isEmpty();
+	}
+
+	@Test
+	void aSucceededRunLeavesNothingPending() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("succeeded");
+		LeaseRequest request = claim(job, "node-a", LONG_TTL, S1, RECOVER_FAILED, null);
+		HeldLease lease = held(request, backend().tryAcquire(request));
+		backend().release(lease, Duration.ZERO, RunCompletion.succeeded());
+		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).isEmpty();
+		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", LONG_TTL, RECOVER_FAILED)).isAcquired()).isFalse();
+		LeaseRequest next = claim(job, "node-b", LONG_TTL, S2, RECOVER_FAILED, S1);
+		assertThat(backend().tryAcquire(next).run()).isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void aDeadRunIsPendingOnceItsLeaseExpiresAndExactlyOneRecoveryClaimWins() throws Exception {
+		assumeTrue(supportsRecovery());
+		String job = jobName("dead-run");
+		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
+		long fence = held(first, backend().tryAcquire(first)).fencingToken();
+		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", LONG_TTL, RECOVER_LOST)).isAcquired())
+			.as("recovery claim of a live lease")
+			.isFalse();
+		awaitPending(job, RECOVER_LOST);
+		int contenders = 8;
+		ExecutorService pool = Executors.newFixedThreadPool(contenders);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<AcquireResult>> results = new ArrayList<>();
+			for (int i = 0; i < contenders; i++) {
+				String owner = "node-" + i;
+				results.add(pool.submit(() -> {
+					start.await();
+					return backend().tryAcquire(recoveryClaim(job, owner, LONG_TTL, RECOVER_LOST));
+				}));
+			}
+			start.countDown();
+			List<AcquireResult> won = new ArrayList<>();
+			for (Future<AcquireResult> result : results) {
+				AcquireResult value = result.get(30, TimeUnit.SECONDS);
+				if (value.isAcquired()) {
+					won.add(value);
+				}
+			}
+			assertThat(won).hasSize(1);
+			AcquireResult winner = won.get(0);
+			assertThat(winner.fencingToken()).isGreaterThan(fence);
+			assertThat(winner.run()).isEqualTo(new SlotRun(S1, 1, RunState.RUNNING));
+			assertThat(winner.lastSlot()).isEqualTo(S1);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void startRunRaisesTheFenceAndRecordsTheAttemptWhileTheLeaseIsHeld() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("start-run");
+		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
+		long fence = held(first, backend().tryAcquire(first)).fencingToken();
+		awaitPending(job, RECOVER_LOST);
+		LeaseRequest recovery = recoveryClaim(job, "node-b", LONG_TTL, RECOVER_LOST);
+		HeldLease lease = held(recovery, backend().tryAcquire(recovery));
+		OptionalLong second = backend().startRun(lease, S1, 2);
+		assertThat(second).isPresent();
+		assertThat(second.getAsLong()).isGreaterThan(lease.fencingToken()).isGreaterThan(fence);
+		HeldLease run = new HeldLease(job, "node-b", lease.leaseToken(), second.getAsLong(), S1);
+		OptionalLong third = backend().startRun(run, S2, 1);
+		assertThat(third).isPresent();
+		assertThat(third.getAsLong()).isGreaterThan(second.getAsLong());
+		backend().release(new HeldLease(job, "node-b", lease.leaseToken(), third.getAsLong(), S2), Duration.ZERO,
+				RunCompletion.succeeded());
+		assertThat(backend().startRun(run, S3, 1)).as("startRun after release").isEmpty();
+		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).isEmpty();
+		LeaseRequest next = claim(job, "node-c", LONG_TTL, S2, RECOVER_LOST, S1);
+		assertThat(backend().tryAcquire(next).outcome()).as("S2 was claimed by startRun").isEqualTo(Outcome.SLOT_DONE);
+	}
+
+	@Test
+	void aFailedRunIsPendingOnlyUnderRecoverFailedAndAfterItsRetryDelay() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("failed-run");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, RECOVER_FAILED, null);
+		HeldLease lease = held(first, backend().tryAcquire(first));
+		backend().release(lease, Duration.ZERO, RunCompletion.failed(Duration.ofSeconds(2)));
+		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).as("before the retry delay").isEmpty();
+		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", LONG_TTL, RECOVER_FAILED)).isAcquired())
+			.as("recovery claim before the retry delay")
+			.isFalse();
+		awaitPending(job, RECOVER_FAILED);
+		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).as("under recovery=lost").isEmpty();
+		LeaseRequest recovery = recoveryClaim(job, "node-b", LONG_TTL, RECOVER_FAILED);
+		AcquireResult result = backend().tryAcquire(recovery);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(result.run()).isEqualTo(new SlotRun(S1, 1, RunState.FAILED));
+	}
+
+	@Test
+	void aFirstClaimOfALaterSlotTakesOverAFailedRunBeforeItsRetryDelay() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("failed-then-next");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, RECOVER_FAILED, null);
+		backend().release(held(first, backend().tryAcquire(first)), Duration.ZERO,
+				RunCompletion.failed(Duration.ofMinutes(5)));
+		LeaseRequest next = claim(job, "node-b", LONG_TTL, S2, RECOVER_FAILED, S1);
+		AcquireResult result = backend().tryAcquire(next);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(result.lastSlot()).isEqualTo(S2);
+		assertThat(result.run()).isEqualTo(new SlotRun(S1, 1, RunState.FAILED));
+	}
+
+	@Test
+	void aFirstClaimOfALaterSlotKeepsADeadRunForItsNewHolder() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("dead-then-next");
+		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
+		long fence = held(first, backend().tryAcquire(first)).fencingToken();
+		LeaseRequest next = claim(job, "node-b", LONG_TTL, S2, RECOVER_LOST, S1);
+		AcquireResult result = awaitAcquired(next);
+		assertThat(result.fencingToken()).isGreaterThan(fence);
+		assertThat(result.lastSlot()).isEqualTo(S2);
+		assertThat(result.run()).isEqualTo(new SlotRun(S1, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void theAttemptLimitEndsRecovery() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("attempt-limit");
+		ClaimPolicy twoAttempts = new ClaimPolicy(true, false, 2, false);
+		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, twoAttempts, null);
+		held(first, backend().tryAcquire(first));
+		awaitPending(job, twoAttempts);
+		LeaseRequest recovery = recoveryClaim(job, "node-b", SHORT_TTL, twoAttempts);
+		HeldLease lease = held(recovery, backend().tryAcquire(recovery));
+		assertThat(backend().startRun(lease, S1, 2)).isPresent();
+		// node-b dies too: its attempt 2 is the last one
+		awaitExpired(job);
+		assertThat(backend().findPending(Map.of(job, twoAttempts))).isEmpty();
+		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).as("with three attempts").isEmpty();
+	}
+
+	@Test
+	void aFirstClaimAfterUnclaimedSlotsReportsTheLastRunForCatchUp() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("catch-up");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, CATCH_UP, null);
+		backend().release(held(first, backend().tryAcquire(first)), Duration.ZERO, RunCompletion.succeeded());
+		LeaseRequest late = claim(job, "node-b", LONG_TTL, S4, CATCH_UP, S3);
+		AcquireResult result = backend().tryAcquire(late);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(result.lastSlot()).isEqualTo(S4);
+		assertThat(result.run()).as("S2 and S3 were never claimed").isEqualTo(new SlotRun(S1, 1, RunState.SUCCEEDED));
+		HeldLease lease = HeldLease.of(late, result.fencingToken());
+		OptionalLong s2 = backend().startRun(lease, S2, 1);
+		OptionalLong s3 = backend().startRun(lease, S3, 1);
+		OptionalLong s4 = backend().startRun(lease, S4, 1);
+		assertThat(s2).isPresent();
+		assertThat(s3).isPresent();
+		assertThat(s4).isPresent();
+		assertThat(s2.getAsLong()).isGreaterThan(result.fencingToken());
+		assertThat(s3.getAsLong()).isGreaterThan(s2.getAsLong());
+		assertThat(s4.getAsLong()).isGreaterThan(s3.getAsLong());
+	}
+
+	@Test
+	void aFirstClaimRightAfterTheLastSlotHasNothingToCatchUp() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("no-gap");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, CATCH_UP, null);
+		backend().release(held(first, backend().tryAcquire(first)), Duration.ZERO, RunCompletion.succeeded());
+		LeaseRequest next = claim(job, "node-b", LONG_TTL, S2, CATCH_UP, S1);
+		assertThat(backend().tryAcquire(next).run()).isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void aHolderThatDiedBetweenCatchUpRunsLeavesTheRestPending() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("died-mid-catch-up");
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, true);
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, policy, null);
+		backend().release(held(first, backend().tryAcquire(first)), Duration.ZERO, RunCompletion.succeeded());
+		LeaseRequest late = claim(job, "node-b", SHORT_TTL, S4, policy, S3);
+		HeldLease lease = held(late, backend().tryAcquire(late));
+		OptionalLong s2 = backend().startRun(lease, S2, 1);
+		assertThat(s2).isPresent();
+		backend().release(new HeldLease(job, "node-b", lease.leaseToken(), s2.getAsLong(), S2), Duration.ZERO,
+				RunCompletion.succeeded());
+		awaitPending(job, policy);
+		LeaseRequest recovery = recoveryClaim(job, "node-c", LONG_TTL, policy);
+		AcquireResult result = backend().tryAcquire(recovery);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(result.lastSlot()).isEqualTo(S4);
+		assertThat(result.run()).isEqualTo(new SlotRun(S2, 1, RunState.SUCCEEDED));
+	}
+
+	@Test
+	void withoutAPolicyNothingIsEverPending() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("no-policy");
+		held(request(job, "node-a", SHORT_TTL, S1), backend().tryAcquire(request(job, "node-a", SHORT_TTL, S1)));
+		awaitExpired(job);
+		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).isEmpty();
+	}
+
+	@Test
+	void findPendingLooksAtEveryJobInOneRoundTrip() {
+		assumeTrue(supportsRecovery());
+		Map<String, ClaimPolicy> jobs = new LinkedHashMap<>();
+		for (int i = 0; i < 5; i++) {
+			String job = jobName("pending-" + i);
+			LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
+			held(first, backend().tryAcquire(first));
+			jobs.put(job, RECOVER_LOST);
+		}
+		jobs.put(jobName("never-claimed"), RECOVER_LOST);
+		await().atMost(PATIENCE).until(() -> backend().findPending(jobs).size() == 5);
+		resetRoundTrips();
+		assertThat(backend().findPending(jobs)).hasSize(5).doesNotContain(jobs.keySet().stream().toList().get(5));
+		assertThat(roundTrips()).isEqualTo(expectedFindPendingRoundTrips());
+	}
+
+	@Test
+	void theRunLedgerKeepsTheNewestRunsOfEachJob() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("ledger");
+		RunLedger ledger = backend().runLedger();
+		Instant start = Instant.parse("2026-01-01T10:00:00.123Z");
+		for (int fence = 1; fence <= 6; fence++) {
+			RunRecord running = new RunRecord(job, S1.plusSeconds(60L * fence), 1, fence, "node-a",
+					RunTrigger.SCHEDULED, RunState.RUNNING, start.plusSeconds(fence), null, null);
+			ledger.record(running, 4);
+			if (fence != 5) {
+				ledger.record(running.finish((fence == 3) ? RunState.FAILED : RunState.SUCCEEDED,
+						start.plusSeconds(fence + 1), (fence == 3) ? "java.lang.IllegalStateException: boom" : null),
+						4);
+			}
+		}
+		ledger.markLost(job, 5);
+		ledger.markLost(job, 6);
+		List<RunRecord> history = ledger.history(job, 10);
+		assertThat(history).extracting(RunRecord::fencingToken).containsExactly(6L, 5L, 4L, 3L);
+		assertThat(history.get(0).state()).as("an ended run is not marked lost").isEqualTo(RunState.SUCCEEDED);
+		assertThat(history.get(1).state()).isEqualTo(RunState.LOST);
+		assertThat(history.get(2).slot()).isEqualTo(S1.plusSeconds(240));
+		assertThat(history.get(2).startedAt()).isEqualTo(start.plusSeconds(4));
+		assertThat(history.get(2).trigger()).isEqualTo(RunTrigger.SCHEDULED);
+		assertThat(history.get(2).owner()).isEqualTo("node-a");
+		assertThat(history.get(3).state()).isEqualTo(RunState.FAILED);
+		assertThat(history.get(3).error()).contains("boom");
+		assertThat(ledger.history(job, 2)).hasSize(2);
+		String other = jobName("ledger-other");
+		assertThat(ledger.lastSuccess(List.of(job, other))).containsOnlyKeys(job)
+			.containsEntry(job, start.plusSeconds(7));
 	}
 
 	@Test

@@ -1,0 +1,89 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton;
+
+import org.springframework.util.Assert;
+
+/**
+ * What a job's policies ask of the store when a lease is claimed: which unfinished work
+ * on the job's row counts as pending, so that the store can decide in the same atomic
+ * step as the claim whether the new holder takes that work over.
+ * <p>
+ * Work is <em>pending</em> on a row whose lease has expired when
+ * <ul>
+ * <li>{@code recoverLost} and the row's run is still {@link RunState#RUNNING running}
+ * (its holder died or lost the lease before the run ended) with fewer than
+ * {@code maxAttempts} attempts;</li>
+ * <li>{@code recoverFailed} and the row's run {@link RunState#FAILED failed}, with fewer
+ * than {@code maxAttempts} attempts: for a recovery claim (and
+ * {@link LeaseBackend#findPending}) once its retry time has come (store clock); a first
+ * claim of a later slot takes it over at once, so that the new slot cannot overwrite a
+ * failed one that still has attempts left;</li>
+ * <li>{@code recoverLost} or {@code recoverFailed}, and the row's run slot is earlier
+ * than its last claimed slot (a holder died between the runs of a catch-up);</li>
+ * <li>{@code catchUp}, on a first claim only, and the row's last claimed slot is earlier
+ * than the request's {@link LeaseRequest#previousSlot() previous slot} (cron slots that
+ * no node claimed).</li>
+ * </ul>
+ *
+ * @param recoverLost whether a run that died or lost its lease is run again
+ * @param recoverFailed whether a run that threw is run again (implies nothing about
+ * {@code recoverLost}; the engine sets both for {@code recovery=failed})
+ * @param maxAttempts how many attempts a slot gets at most, the first included
+ * @param catchUp whether cron slots that no node claimed are caught up
+ * @author cluster-singleton contributors
+ * @since 0.2.0
+ */
+public record ClaimPolicy(boolean recoverLost, boolean recoverFailed, int maxAttempts, boolean catchUp) {
+
+	/**
+	 * No recovery and no catch-up: a claim never takes over pending work (the defaults,
+	 * {@code recovery=none} and {@code misfire=skip}).
+	 */
+	public static final ClaimPolicy NONE = new ClaimPolicy(false, false, 1, false);
+
+	public ClaimPolicy {
+		Assert.isTrue(maxAttempts >= 1, "'maxAttempts' must be at least 1");
+	}
+
+	/**
+	 * Return whether this policy ever makes work pending.
+	 * @return {@code true} unless this policy is equivalent to {@link #NONE}
+	 */
+	public boolean isActive() {
+		return this.recoverLost || this.recoverFailed || this.catchUp;
+	}
+
+	/**
+	 * Return whether a run in the given state, after the given number of attempts, is to
+	 * be run again (the retry time of a failed run aside).
+	 * @param state the stored state of the run
+	 * @param attempt the attempts it had
+	 * @return {@code true} when another attempt is due
+	 */
+	public boolean recovers(RunState state, int attempt) {
+		if (attempt >= this.maxAttempts) {
+			return false;
+		}
+		return switch (state) {
+			case RUNNING, LOST -> this.recoverLost;
+			case FAILED -> this.recoverFailed;
+			case SUCCEEDED -> false;
+		};
+	}
+
+}

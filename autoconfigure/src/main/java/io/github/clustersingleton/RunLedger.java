@@ -1,0 +1,92 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The cluster-wide history of guarded runs, kept in the lease store: one record per
+ * attempt, keyed by job and fencing token. The engine writes to it off the run's thread;
+ * a ledger that cannot be written loses history, never a run.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.2.0
+ */
+public interface RunLedger {
+
+	/**
+	 * A ledger that keeps nothing, for backends without one.
+	 */
+	RunLedger NONE = new RunLedger() {
+
+		@Override
+		public void record(RunRecord run, int maxRuns) {
+		}
+
+		@Override
+		public void markLost(String jobName, long fencingToken) {
+		}
+
+		@Override
+		public List<RunRecord> history(String jobName, int limit) {
+			return List.of();
+		}
+
+		@Override
+		public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
+			return Map.of();
+		}
+
+	};
+
+	/**
+	 * Insert or replace the record of one run (key: job name and fencing token), and keep
+	 * at most {@code maxRuns} records of the job, dropping the oldest.
+	 * @param run the record
+	 * @param maxRuns how many records of the job to keep
+	 */
+	void record(RunRecord run, int maxRuns);
+
+	/**
+	 * Mark a run that is still recorded as running as lost (its node died or lost the
+	 * lease). Nothing changes when the run is not recorded or has ended.
+	 * @param jobName the job name
+	 * @param fencingToken the fencing token of the run
+	 */
+	void markLost(String jobName, long fencingToken);
+
+	/**
+	 * Return the most recent runs of a job, newest (highest fencing token) first.
+	 * @param jobName the job name
+	 * @param limit the most records to return
+	 * @return the records
+	 */
+	List<RunRecord> history(String jobName, int limit);
+
+	/**
+	 * Return when each job last ended a run successfully anywhere in the cluster, in one
+	 * round trip where the store allows.
+	 * @param jobNames the jobs
+	 * @return the end time of the latest successful run per job; jobs without one are
+	 * missing
+	 */
+	Map<String, Instant> lastSuccess(Collection<String> jobNames);
+
+}
