@@ -72,4 +72,53 @@ public @interface ClusterSingleton {
 	 */
 	String lockAtLeastFor() default "";
 
+	/**
+	 * What happens to cron slots that no node claimed: {@code "skip"}, {@code "run-once"}
+	 * or {@code "run-all"} (see {@link MisfirePolicy}), or a {@code ${...}} placeholder.
+	 * Empty means {@code cluster-singleton.default-misfire}; a
+	 * {@code cluster-singleton.jobs.<name>.misfire} property wins over this value.
+	 * @return the misfire policy
+	 */
+	String misfire() default "";
+
+	/**
+	 * How many missed slots {@code misfire = "run-all"} runs at most, newest first. Empty
+	 * means {@code cluster-singleton.default-misfire-limit} (10).
+	 * @return the misfire limit
+	 */
+	String misfireLimit() default "";
+
+	/**
+	 * Whether a slot whose run died, lost its lease or failed runs again: {@code "none"},
+	 * {@code "lost"} or {@code "failed"} (see {@link RecoveryPolicy}), or a
+	 * {@code ${...}} placeholder. Empty means {@code cluster-singleton.default-recovery};
+	 * a {@code cluster-singleton.jobs.<name>.recovery} property wins over this value.
+	 * @return the recovery policy
+	 */
+	String recovery() default "";
+
+	/**
+	 * How many attempts a slot gets at most under recovery, the first included. Empty
+	 * means {@code cluster-singleton.default-max-attempts} (3).
+	 * @return the attempt limit
+	 */
+	String maxAttempts() default "";
+
+	/**
+	 * How long after a failed attempt the next one may start ({@code recovery =
+	 * "failed"}), in the formats of {@link #lockAtMostFor()}. Empty means
+	 * {@code cluster-singleton.default-retry-delay} (10s).
+	 * @return the retry delay
+	 */
+	String retryDelay() default "";
+
+	/**
+	 * How long without a successful run anywhere in the cluster makes the job overdue, in
+	 * the formats of {@link #lockAtMostFor()}. Empty means
+	 * {@code cluster-singleton.default-alert-after}, and when that is unset two periods
+	 * of a cron or fixed-rate trigger (never for other jobs).
+	 * @return the overdue threshold
+	 */
+	String alertAfter() default "";
+
 }

@@ -17,6 +17,7 @@
 package io.github.clustersingleton;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -115,6 +116,34 @@ public abstract class ClusterSingletonContext {
 	 * @return the slot of this run
 	 */
 	public abstract Optional<Instant> slot();
+
+	/**
+	 * Return which attempt at its slot this run is: 1 for the slot's first run, higher
+	 * for a recovery run ({@code recovery = "lost"} or {@code "failed"}).
+	 * @return the attempt, 1 when the run has no slot
+	 */
+	public int attempt() {
+		return 1;
+	}
+
+	/**
+	 * Return why this run started: its trigger fired, it catches up missed slots, it
+	 * recovers a slot whose run died or failed, or application code called it.
+	 * @return the trigger of this run
+	 */
+	public RunTrigger trigger() {
+		return slot().isPresent() ? RunTrigger.SCHEDULED : RunTrigger.DIRECT;
+	}
+
+	/**
+	 * Return the other missed slots a {@code misfire = "run-once"} catch-up run stands
+	 * for, oldest first ({@link #slot()} is the latest missed one). Empty for every other
+	 * run.
+	 * @return the missed slots this run stands for besides its own
+	 */
+	public List<Instant> missedSlots() {
+		return List.of();
+	}
 
 	/**
 	 * Return whether this node still holds the lease of this run: it was renewed in time

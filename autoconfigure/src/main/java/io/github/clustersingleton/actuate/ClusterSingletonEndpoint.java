@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -27,9 +28,12 @@ import java.util.function.Supplier;
 
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobPolicies;
 import io.github.clustersingleton.lease.LeaderElection;
 import io.github.clustersingleton.lease.JobRegistry;
 import org.apache.commons.logging.Log;
@@ -60,6 +64,11 @@ import org.springframework.util.Assert;
 public class ClusterSingletonEndpoint {
 
 	private static final Log logger = LogFactory.getLog(ClusterSingletonEndpoint.class);
+
+	/**
+	 * How many runs of each job the endpoint shows from the run ledger.
+	 */
+	private static final int HISTORY_LIMIT = 20;
 
 	private final JobRegistry registry;
 
@@ -102,7 +111,7 @@ public class ClusterSingletonEndpoint {
 					? new LeaseView(null, "not read after an earlier error: " + storeError)
 					: readLease(backend, job.name());
 			storeError = (lease.error() != null) ? lease.error() : storeError;
-			jobs.put(job.name(), describe(job, lease, held));
+			jobs.put(job.name(), describe(job, lease, held, executor));
 		}
 		Duration clockOffset = (executor != null) ? executor.clockOffset().orElse(null) : null;
 		LeaderDescriptor leader = (executor != null)
@@ -133,7 +142,7 @@ public class ClusterSingletonEndpoint {
 		ClusterSingletonExecutor executor = this.executor.get();
 		Set<String> held = (executor != null) ? executor.heldJobs() : Set.of();
 		LeaseBackend backend = (executor != null) ? executor.getBackend() : null;
-		return describe(job, readLease(backend, name), held);
+		return describe(job, readLease(backend, name), held, executor);
 	}
 
 	/**
@@ -167,15 +176,40 @@ public class ClusterSingletonEndpoint {
 				(before != null) ? before.fencingToken() : 0, owner);
 	}
 
-	private JobDescriptor describe(JobDefinition job, LeaseView lease, Set<String> held) {
+	private JobDescriptor describe(JobDefinition job, LeaseView lease, Set<String> held,
+			@Nullable ClusterSingletonExecutor executor) {
 		CronSlotSchedule schedule = job.schedule();
+		JobPolicies policies = job.policies();
 		SettingsDescriptor settings = new SettingsDescriptor((schedule != null) ? schedule.describe() : List.of(),
-				job.lockAtMostFor(), job.lockAtLeastFor(), job.enabled());
+				job.lockAtMostFor(), job.lockAtLeastFor(), job.enabled(), value(policies.misfire().name()),
+				policies.misfireLimit(), value(policies.recovery().name()), policies.maxAttempts(),
+				policies.retryDelay(), policies.alertAfter());
+		List<RunRecord> history = List.of();
+		String historyError = null;
+		if (executor != null) {
+			try {
+				history = executor.runLedger().history(job.name(), HISTORY_LIMIT);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("cluster-singleton could not read the run ledger of job '" + job.name() + "'", ex);
+				historyError = ex.getClass().getName() + ": " + ex.getMessage();
+			}
+		}
+		Instant lastSuccess = history.stream()
+			.filter((run) -> run.state() == RunState.SUCCEEDED && run.finishedAt() != null)
+			.map(RunRecord::finishedAt)
+			.max(Instant::compareTo)
+			.orElse((executor != null) ? executor.clusterLastSuccess(job.name()).orElse(null) : null);
+		boolean overdue = executor != null && executor.isOverdue(job);
 		LeaseInfo info = lease.lease();
 		LeaseDescriptor leaseDescriptor = (info != null) ? new LeaseDescriptor(info.holder(), info.live(),
 				info.acquiredAt(), info.expiresAt(), info.fencingToken(), info.lastSlot()) : null;
 		return new JobDescriptor(job.name(), settings, leaseDescriptor, lease.error(), held.contains(job.name()),
-				this.history.runs(job.name()));
+				this.history.runs(job.name()), lastSuccess, overdue, history, historyError);
+	}
+
+	private static String value(String enumName) {
+		return enumName.toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 	private static LeaseView readLease(@Nullable LeaseBackend backend, String name) {
@@ -247,10 +281,18 @@ public class ClusterSingletonEndpoint {
 	 * @param leaseError why the store could not be read, {@code null} when it could
 	 * @param heldByThisNode whether a run of the job holds the lease on this node now
 	 * @param lastRuns this node's last runs of the job, newest first
+	 * @param lastSuccess when a run of the job last succeeded on any node, from the
+	 * cluster-wide run ledger; {@code null} when none is known
+	 * @param overdue whether no node has run the job successfully within its alert-after
+	 * @param history the job's latest runs on every node, newest first, from the run
+	 * ledger in the lease store
+	 * @param historyError why the run ledger could not be read, {@code null} when it
+	 * could
 	 */
 	public record JobDescriptor(String name, SettingsDescriptor settings, @Nullable LeaseDescriptor lease,
-			@Nullable String leaseError, boolean heldByThisNode,
-			List<ClusterSingletonRunHistory.Run> lastRuns) implements OperationResponseBody {
+			@Nullable String leaseError, boolean heldByThisNode, List<ClusterSingletonRunHistory.Run> lastRuns,
+			@Nullable Instant lastSuccess, boolean overdue, List<RunRecord> history,
+			@Nullable String historyError) implements OperationResponseBody {
 
 	}
 
@@ -262,9 +304,17 @@ public class ClusterSingletonEndpoint {
 	 * @param lockAtMostFor the hard cap of one run's lease
 	 * @param lockAtLeastFor how long the lease is kept at least after acquisition
 	 * @param enabled whether the job runs at all
+	 * @param misfire the misfire policy ({@code skip}, {@code run-once}, {@code run-all})
+	 * @param misfireLimit how many missed slots {@code run-all} runs at most
+	 * @param recovery the recovery policy ({@code none}, {@code lost}, {@code failed})
+	 * @param maxAttempts how many attempts a slot gets at most under recovery
+	 * @param retryDelay how long after a failed attempt the next one may start
+	 * @param alertAfter how long without a success makes the job overdue, {@code null}
+	 * for never
 	 */
 	public record SettingsDescriptor(List<String> schedule, Duration lockAtMostFor, Duration lockAtLeastFor,
-			boolean enabled) {
+			boolean enabled, String misfire, int misfireLimit, String recovery, int maxAttempts, Duration retryDelay,
+			@Nullable Duration alertAfter) {
 
 	}
 

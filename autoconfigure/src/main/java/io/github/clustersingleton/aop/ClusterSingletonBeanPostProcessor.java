@@ -17,6 +17,8 @@
 package io.github.clustersingleton.aop;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -86,29 +88,35 @@ public class ClusterSingletonBeanPostProcessor extends AbstractBeanFactoryAwareA
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		if (!(bean instanceof AopInfrastructureBean)) {
-			registerJobs(ClassUtils.getUserClass(AopProxyUtils.ultimateTargetClass(bean)));
+		List<Method> jobs = (bean instanceof AopInfrastructureBean) ? List.of()
+				: registerJobs(ClassUtils.getUserClass(AopProxyUtils.ultimateTargetClass(bean)));
+		Object exposed = super.postProcessAfterInitialization(bean, beanName);
+		for (Method job : jobs) {
+			this.registry.registerTarget(job, exposed);
 		}
-		return super.postProcessAfterInitialization(bean, beanName);
+		return exposed;
 	}
 
-	private void registerJobs(Class<?> userClass) {
+	private List<Method> registerJobs(Class<?> userClass) {
 		if (this.nonAnnotatedClasses.contains(userClass)
 				|| !AnnotationUtils.isCandidateClass(userClass, ClusterSingleton.class)) {
-			return;
+			return List.of();
 		}
 		Map<Method, ClusterSingleton> methods = MethodIntrospector.selectMethods(userClass,
 				(MetadataLookup<ClusterSingleton>) (method) -> AnnotatedElementUtils.findMergedAnnotation(method,
 						ClusterSingleton.class));
 		if (methods.isEmpty()) {
 			this.nonAnnotatedClasses.add(userClass);
-			return;
+			return List.of();
 		}
+		List<Method> registered = new ArrayList<>();
 		methods.forEach((method, annotation) -> {
 			Method specific = BridgeMethodResolver
 				.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, userClass));
 			this.registry.register(specific, this.jobFactory.create(userClass, specific, annotation));
+			registered.add(specific);
 		});
+		return registered;
 	}
 
 }

@@ -24,6 +24,7 @@ import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
+import io.github.clustersingleton.lease.PreparedInvocation;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -75,6 +76,10 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		JobDefinition job = job(invocation);
+		if (PreparedInvocation.consume(job.name())) {
+			// the engine's own call of a recovery or catch-up run, whose lease it holds
+			return invocation.proceed();
+		}
 		ClusterSingletonExecutor executor;
 		try {
 			executor = this.executor.obtain();

@@ -19,6 +19,9 @@ package io.github.clustersingleton.aop;
 import java.time.Duration;
 import java.util.function.Function;
 
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
+import io.github.clustersingleton.lease.JobPolicies;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,13 +31,27 @@ import org.jspecify.annotations.Nullable;
  * @param lockAtMostFor {@code cluster-singleton.default-lock-at-most-for}
  * @param lockAtLeastFor {@code cluster-singleton.default-lock-at-least-for}
  * @param leaseTtl {@code cluster-singleton.lease-ttl}
+ * @param policies the {@code cluster-singleton.default-*} policies (misfire, recovery,
+ * overdue); an alert-after of {@code null} means two periods of the job's trigger
  * @param overrides the {@code cluster-singleton.jobs.<name>} entry of a job name, or
  * {@code null}
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 public record JobDefaults(Duration lockAtMostFor, Duration lockAtLeastFor, Duration leaseTtl,
-		Function<String, @Nullable JobOverride> overrides) {
+		Function<String, @Nullable JobOverride> overrides, JobPolicies policies) {
+
+	/**
+	 * Create defaults with the {@link JobPolicies#DEFAULT default policies}.
+	 * @param lockAtMostFor the default lockAtMostFor
+	 * @param lockAtLeastFor the default lockAtLeastFor
+	 * @param leaseTtl the lease TTL
+	 * @param overrides the per-job overrides by job name
+	 */
+	public JobDefaults(Duration lockAtMostFor, Duration lockAtLeastFor, Duration leaseTtl,
+			Function<String, @Nullable JobOverride> overrides) {
+		this(lockAtMostFor, lockAtLeastFor, leaseTtl, overrides, JobPolicies.DEFAULT);
+	}
 
 	/**
 	 * A {@code cluster-singleton.jobs.<name>} entry.
@@ -43,9 +60,29 @@ public record JobDefaults(Duration lockAtMostFor, Duration lockAtLeastFor, Durat
 	 * @param lockAtMostFor the overriding lockAtMostFor, if set
 	 * @param lockAtLeastFor the overriding lockAtLeastFor, if set
 	 * @param enabled whether the job runs on this node
+	 * @param misfire the overriding misfire policy, if set
+	 * @param misfireLimit the overriding misfire limit, if set
+	 * @param recovery the overriding recovery policy, if set
+	 * @param maxAttempts the overriding attempt limit, if set
+	 * @param retryDelay the overriding retry delay, if set
+	 * @param alertAfter the overriding overdue threshold, if set
 	 */
 	public record JobOverride(String key, @Nullable Duration lockAtMostFor, @Nullable Duration lockAtLeastFor,
-			boolean enabled) {
+			boolean enabled, @Nullable MisfirePolicy misfire, @Nullable Integer misfireLimit,
+			@Nullable RecoveryPolicy recovery, @Nullable Integer maxAttempts, @Nullable Duration retryDelay,
+			@Nullable Duration alertAfter) {
+
+		/**
+		 * Create an override of the lease settings only.
+		 * @param key the property key of the job
+		 * @param lockAtMostFor the lockAtMostFor, or {@code null}
+		 * @param lockAtLeastFor the lockAtLeastFor, or {@code null}
+		 * @param enabled whether the job runs on this node
+		 */
+		public JobOverride(String key, @Nullable Duration lockAtMostFor, @Nullable Duration lockAtLeastFor,
+				boolean enabled) {
+			this(key, lockAtMostFor, lockAtLeastFor, enabled, null, null, null, null, null, null);
+		}
 
 	}
 

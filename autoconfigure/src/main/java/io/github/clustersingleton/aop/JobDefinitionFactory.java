@@ -22,15 +22,21 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TimeZone;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.aop.JobDefaults.JobOverride;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobPolicies;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -92,7 +98,9 @@ public class JobDefinitionFactory {
 		Setting atLeast = pick(job, (override != null) ? override.lockAtLeastFor() : null, prefix + "lock-at-least-for",
 				annotation.lockAtLeastFor(), "@ClusterSingleton(lockAtLeastFor)", this.defaults.lockAtLeastFor(),
 				"cluster-singleton.default-lock-at-least-for");
-		return definition(job, name, atMost, atLeast, override, cronSchedule(method, job), source);
+		CronSlotSchedule schedule = cronSchedule(method, job);
+		JobDefinition definition = definition(job, name, atMost, atLeast, override, schedule, source);
+		return definition.withPolicies(policies(job, prefix, override, annotation, schedule, fixedRate(method, job)));
 	}
 
 	/**
@@ -119,6 +127,176 @@ public class JobDefinitionFactory {
 				lockAtLeastFor, "Job.lockAtLeastFor", this.defaults.lockAtLeastFor(),
 				"cluster-singleton.default-lock-at-least-for");
 		return definition(job, name, atMost, atLeast, override, null, source);
+	}
+
+	private JobPolicies policies(String job, String prefix, @Nullable JobOverride override, ClusterSingleton annotation,
+			@Nullable CronSlotSchedule schedule, @Nullable Duration fixedRate) {
+		JobPolicies defaults = this.defaults.policies();
+		Choice<MisfirePolicy> misfire = choose(job, (override != null) ? override.misfire() : null, prefix + "misfire",
+				annotation.misfire(), "@ClusterSingleton(misfire)", defaults.misfire(),
+				(value) -> parseEnum(MisfirePolicy.class, value, "skip, run-once or run-all"));
+		Choice<Integer> misfireLimit = choose(job, (override != null) ? override.misfireLimit() : null,
+				prefix + "misfire-limit", annotation.misfireLimit(), "@ClusterSingleton(misfireLimit)",
+				defaults.misfireLimit(), JobDefinitionFactory::parseCount);
+		Choice<RecoveryPolicy> recovery = choose(job, (override != null) ? override.recovery() : null,
+				prefix + "recovery", annotation.recovery(), "@ClusterSingleton(recovery)", defaults.recovery(),
+				(value) -> parseEnum(RecoveryPolicy.class, value, "none, lost or failed"));
+		Choice<Integer> maxAttempts = choose(job, (override != null) ? override.maxAttempts() : null,
+				prefix + "max-attempts", annotation.maxAttempts(), "@ClusterSingleton(maxAttempts)",
+				defaults.maxAttempts(), JobDefinitionFactory::parseCount);
+		Choice<Duration> retryDelay = choose(job, (override != null) ? override.retryDelay() : null,
+				prefix + "retry-delay", annotation.retryDelay(), "@ClusterSingleton(retryDelay)", defaults.retryDelay(),
+				JobDefinitionFactory::parseDuration);
+		Choice<Duration> alertAfter = choose(job, (override != null) ? override.alertAfter() : null,
+				prefix + "alert-after", annotation.alertAfter(), "@ClusterSingleton(alertAfter)", defaults.alertAfter(),
+				JobDefinitionFactory::parseDuration);
+		requireAtLeastOne(job, misfireLimit);
+		requireAtLeastOne(job, maxAttempts);
+		if (retryDelay.value().isNegative()) {
+			throw invalid(job + ": retry-delay must not be negative, but " + retryDelay.origin() + " is "
+					+ retryDelay.value());
+		}
+		Duration alert = alertAfter.value();
+		if (alert != null && (alert.isNegative() || alert.isZero())) {
+			throw invalid(job + ": alert-after must be positive, but " + alertAfter.origin() + " is " + alert);
+		}
+		if (alert == null) {
+			alert = defaultAlertAfter(schedule, fixedRate);
+		}
+		MisfirePolicy misfirePolicy = misfire.value();
+		RecoveryPolicy recoveryPolicy = recovery.value();
+		if (schedule == null) {
+			// slots only exist for cron triggers: a policy the job sets itself is a
+			// mistake, one it inherits from the defaults does not apply to it
+			if (misfirePolicy != MisfirePolicy.SKIP) {
+				if (!misfire.isDefault()) {
+					throw invalid(job + ": " + misfire.origin() + " needs a @Scheduled(cron = ...) trigger, whose fire "
+							+ "times are the slots it catches up; this job has none");
+				}
+				misfirePolicy = MisfirePolicy.SKIP;
+			}
+			if (recoveryPolicy != RecoveryPolicy.NONE) {
+				if (!recovery.isDefault()) {
+					throw invalid(job + ": " + recovery.origin() + " needs a @Scheduled(cron = ...) trigger, whose "
+							+ "fire times are the slots it runs again; this job has none");
+				}
+				recoveryPolicy = RecoveryPolicy.NONE;
+			}
+		}
+		return new JobPolicies(misfirePolicy, misfireLimit.value(), recoveryPolicy, maxAttempts.value(),
+				retryDelay.value(), alert);
+	}
+
+	private static @Nullable Duration defaultAlertAfter(@Nullable CronSlotSchedule schedule,
+			@Nullable Duration fixedRate) {
+		if (schedule != null) {
+			Duration period = schedule.period();
+			return (period != null) ? period.multipliedBy(2) : null;
+		}
+		return (fixedRate != null) ? fixedRate.multipliedBy(2) : null;
+	}
+
+	private @Nullable Duration fixedRate(Method method, String job) {
+		Set<Scheduled> annotations = AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class,
+				Schedules.class);
+		Duration shortest = null;
+		for (Scheduled scheduled : annotations) {
+			Duration rate = null;
+			TimeUnit unit = scheduled.timeUnit();
+			if (scheduled.fixedRate() > 0) {
+				rate = Duration.of(scheduled.fixedRate(), unit.toChronoUnit());
+			}
+			else if (StringUtils.hasText(scheduled.fixedRateString())) {
+				String value = resolve(scheduled.fixedRateString());
+				try {
+					rate = isNumber(value) ? Duration.of(Long.parseLong(value), unit.toChronoUnit())
+							: DurationStyle.detectAndParse(value);
+				}
+				catch (RuntimeException ex) {
+					// Spring reports a bad fixedRateString itself; no default alert for
+					// it
+					rate = null;
+				}
+			}
+			if (rate != null && rate.toNanos() > 0 && (shortest == null || rate.compareTo(shortest) < 0)) {
+				shortest = rate;
+			}
+		}
+		return shortest;
+	}
+
+	private static boolean isNumber(String value) {
+		return !value.isEmpty() && value.chars().allMatch(Character::isDigit);
+	}
+
+	private static void requireAtLeastOne(String job, Choice<Integer> choice) {
+		if (choice.value() == null || choice.value() < 1) {
+			throw invalid(job + ": " + choice.origin() + " must be at least 1, but is " + choice.value());
+		}
+	}
+
+	private <T> Choice<T> choose(String job, @Nullable T property, String propertyName, String attribute,
+			String attributeName, @Nullable T fallback, Function<String, T> parser) {
+		if (property != null) {
+			return new Choice<>(property, propertyName, false);
+		}
+		if (StringUtils.hasText(attribute)) {
+			String resolved;
+			try {
+				resolved = this.resolver.resolveStringValue(attribute);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid(
+						job + ": " + attributeName + " = \"" + attribute + "\" cannot be resolved: " + ex.getMessage(),
+						ex);
+			}
+			if (StringUtils.hasText(resolved)) {
+				try {
+					return new Choice<>(parser.apply(resolved.strip()), attributeName + " = \"" + attribute + "\"",
+							false);
+				}
+				catch (IllegalArgumentException ex) {
+					throw invalid(job + ": " + attributeName + " = \"" + attribute + "\""
+							+ (resolved.equals(attribute) ? "" : " (resolved to \"" + resolved + "\")")
+							+ " is invalid: " + ex.getMessage(), ex);
+				}
+			}
+		}
+		return new Choice<>(fallback,
+				"cluster-singleton.default-" + propertyName.substring(propertyName.lastIndexOf('.') + 1), true);
+	}
+
+	private static <E extends Enum<E>> E parseEnum(Class<E> type, String value, String allowed) {
+		String normalized = value.strip().replace('-', '_').toUpperCase(Locale.ROOT);
+		for (E constant : type.getEnumConstants()) {
+			if (constant.name().equals(normalized)) {
+				return constant;
+			}
+		}
+		throw new IllegalArgumentException("use " + allowed);
+	}
+
+	private static Integer parseCount(String value) {
+		try {
+			return Integer.valueOf(value.strip());
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("not a whole number", ex);
+		}
+	}
+
+	private static Duration parseDuration(String value) {
+		try {
+			return DurationStyle.detectAndParse(value.strip());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("not a duration; use a value such as \"30m\", \"PT30M\" or \"1500ms\"",
+					ex);
+		}
+	}
+
+	private record Choice<T>(@Nullable T value, String origin, boolean isDefault) {
+
 	}
 
 	private static Setting pick(@Nullable Duration property, String propertyName, @Nullable Duration code,

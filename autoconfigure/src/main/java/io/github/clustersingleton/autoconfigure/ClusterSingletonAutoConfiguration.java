@@ -34,6 +34,7 @@ import io.github.clustersingleton.aop.ClusterSingletonBeanPostProcessor;
 import io.github.clustersingleton.aop.DefaultClusterSingletonTemplate;
 import io.github.clustersingleton.aop.JobDefaults;
 import io.github.clustersingleton.aop.JobDefaults.JobOverride;
+import io.github.clustersingleton.lease.JobPolicies;
 import io.github.clustersingleton.aop.JobDefinitionFactory;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -41,8 +42,10 @@ import io.github.clustersingleton.lease.CompositeClusterSingletonListener;
 import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.lease.LeaderElection;
 import io.github.clustersingleton.lease.RunObserver;
+import io.github.clustersingleton.lease.ScheduledFireTime;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -57,6 +60,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.util.StringUtils;
 
 /**
@@ -107,7 +111,10 @@ public final class ClusterSingletonAutoConfiguration {
 		validate(properties);
 		JobDefaults defaults = new JobDefaults(properties.getDefaultLockAtMostFor(),
 				properties.getDefaultLockAtLeastFor(), properties.getLeaseTtl(),
-				(name) -> findOverride(properties, name));
+				(name) -> findOverride(properties, name),
+				new JobPolicies(properties.getDefaultMisfire(), properties.getDefaultMisfireLimit(),
+						properties.getDefaultRecovery(), properties.getDefaultMaxAttempts(),
+						properties.getDefaultRetryDelay(), properties.getDefaultAlertAfter()));
 		return new JobDefinitionFactory(environment::resolveRequiredPlaceholders, defaults);
 	}
 
@@ -135,11 +142,23 @@ public final class ClusterSingletonAutoConfiguration {
 				clock.getIfUnique(Clock::systemUTC),
 				new CompositeClusterSingletonListener(listeners.orderedStream().toList()));
 		executor.setShutdownGracePeriod(shutdownGracePeriod(environment));
+		executor.setHistoryMaxRuns(properties.getHistory().getMaxRuns());
 		runObserver.ifUnique(executor::setRunObserver);
 		if (properties.getLeader().isEnabled()) {
 			executor.enableLeaderMode(properties.getLeader().getLeaseName(), new LeadershipEvents(eventPublisher));
 		}
 		return executor;
+	}
+
+	/**
+	 * Lets each cron run claim the fire time its scheduler meant: decorates the task
+	 * scheduler that {@code @Scheduled} methods run on with {@link ScheduledFireTime}.
+	 * @param beanFactory the bean factory to find the scheduler in
+	 * @return the configurer
+	 */
+	@Bean
+	static SchedulingConfigurer clusterSingletonFireTimeConfigurer(ListableBeanFactory beanFactory) {
+		return new FireTimeSchedulingConfigurer(beanFactory);
 	}
 
 	@Bean
@@ -185,6 +204,18 @@ public final class ClusterSingletonAutoConfiguration {
 			throw new ClusterSingletonConfigurationException(
 					"Invalid cluster-singleton.leader.lease-name: it must not be empty in leader mode");
 		}
+		atLeastOne("cluster-singleton.default-misfire-limit", properties.getDefaultMisfireLimit());
+		atLeastOne("cluster-singleton.default-max-attempts", properties.getDefaultMaxAttempts());
+		atLeastOne("cluster-singleton.history.max-runs", properties.getHistory().getMaxRuns());
+		if (properties.getDefaultRetryDelay().isNegative()) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.default-retry-delay ("
+					+ properties.getDefaultRetryDelay() + "): it must not be negative");
+		}
+		Duration alertAfter = properties.getDefaultAlertAfter();
+		if (alertAfter != null && (alertAfter.isNegative() || alertAfter.isZero())) {
+			throw new ClusterSingletonConfigurationException(
+					"Invalid cluster-singleton.default-alert-after (" + alertAfter + "): it must be positive");
+		}
 		String owner = properties.getOwnerId();
 		if (owner != null && (owner.isBlank() || owner.length() > 255)) {
 			throw new ClusterSingletonConfigurationException(
@@ -213,7 +244,16 @@ public final class ClusterSingletonAutoConfiguration {
 		if (job == null) {
 			return null;
 		}
-		return new JobOverride(key, job.getLockAtMostFor(), job.getLockAtLeastFor(), job.isEnabled());
+		return new JobOverride(key, job.getLockAtMostFor(), job.getLockAtLeastFor(), job.isEnabled(), job.getMisfire(),
+				job.getMisfireLimit(), job.getRecovery(), job.getMaxAttempts(), job.getRetryDelay(),
+				job.getAlertAfter());
+	}
+
+	private static void atLeastOne(String property, int value) {
+		if (value < 1) {
+			throw new ClusterSingletonConfigurationException(
+					"Invalid " + property + " (" + value + "): it must be at least 1");
+		}
 	}
 
 	static String relaxed(String name) {

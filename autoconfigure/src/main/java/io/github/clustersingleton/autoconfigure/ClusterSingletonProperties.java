@@ -20,6 +20,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -87,7 +89,100 @@ public class ClusterSingletonProperties {
 	 */
 	private Map<String, Job> jobs = new LinkedHashMap<>();
 
+	/**
+	 * What happens to cron slots that no node claimed, for jobs that set no misfire
+	 * policy: 'skip' leaves them, 'run-once' runs one catch-up for all of them, 'run-all'
+	 * runs each (up to the misfire limit).
+	 */
+	private MisfirePolicy defaultMisfire = MisfirePolicy.SKIP;
+
+	/**
+	 * How many missed slots 'run-all' runs at most (the newest), for jobs that set no
+	 * limit.
+	 */
+	private int defaultMisfireLimit = 10;
+
+	/**
+	 * Whether a slot whose run did not end well runs again, for jobs that set no recovery
+	 * policy: 'none', 'lost' (the run died with its node or lost its lease) or 'failed'
+	 * (also when it threw).
+	 */
+	private RecoveryPolicy defaultRecovery = RecoveryPolicy.NONE;
+
+	/**
+	 * How many attempts a slot gets at most under recovery, the first included, for jobs
+	 * that set no limit.
+	 */
+	private int defaultMaxAttempts = 3;
+
+	/**
+	 * How long after a failed attempt the next one may start, for jobs that set no retry
+	 * delay. If a duration suffix is not specified, milliseconds will be used.
+	 */
+	private Duration defaultRetryDelay = Duration.ofSeconds(10);
+
+	/**
+	 * How long without a successful run anywhere in the cluster makes a job overdue, for
+	 * jobs that set none. Unset: two periods of a cron or fixed-rate trigger, never for
+	 * other jobs. If a duration suffix is not specified, milliseconds will be used.
+	 */
+	private @Nullable Duration defaultAlertAfter;
+
+	private final History history = new History();
+
 	private final Leader leader = new Leader();
+
+	public MisfirePolicy getDefaultMisfire() {
+		return this.defaultMisfire;
+	}
+
+	public void setDefaultMisfire(MisfirePolicy defaultMisfire) {
+		this.defaultMisfire = defaultMisfire;
+	}
+
+	public int getDefaultMisfireLimit() {
+		return this.defaultMisfireLimit;
+	}
+
+	public void setDefaultMisfireLimit(int defaultMisfireLimit) {
+		this.defaultMisfireLimit = defaultMisfireLimit;
+	}
+
+	public RecoveryPolicy getDefaultRecovery() {
+		return this.defaultRecovery;
+	}
+
+	public void setDefaultRecovery(RecoveryPolicy defaultRecovery) {
+		this.defaultRecovery = defaultRecovery;
+	}
+
+	public int getDefaultMaxAttempts() {
+		return this.defaultMaxAttempts;
+	}
+
+	public void setDefaultMaxAttempts(int defaultMaxAttempts) {
+		this.defaultMaxAttempts = defaultMaxAttempts;
+	}
+
+	public Duration getDefaultRetryDelay() {
+		return this.defaultRetryDelay;
+	}
+
+	public void setDefaultRetryDelay(Duration defaultRetryDelay) {
+		this.defaultRetryDelay = defaultRetryDelay;
+	}
+
+	public @Nullable Duration getDefaultAlertAfter() {
+		return this.defaultAlertAfter;
+	}
+
+	public void setDefaultAlertAfter(@Nullable Duration defaultAlertAfter) {
+		this.defaultAlertAfter = defaultAlertAfter;
+	}
+
+	public History getHistory() {
+		return this.history;
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -163,6 +258,26 @@ public class ClusterSingletonProperties {
 
 	public Leader getLeader() {
 		return this.leader;
+	}
+
+	/**
+	 * The cluster-wide run ledger in the lease store.
+	 */
+	public static class History {
+
+		/**
+		 * How many runs of each job the ledger keeps (the newest).
+		 */
+		private int maxRuns = 100;
+
+		public int getMaxRuns() {
+			return this.maxRuns;
+		}
+
+		public void setMaxRuns(int maxRuns) {
+			this.maxRuns = maxRuns;
+		}
+
 	}
 
 	/**
@@ -256,6 +371,88 @@ public class ClusterSingletonProperties {
 		 * Whether the job runs on this node. A disabled job is skipped at every trigger.
 		 */
 		private boolean enabled = true;
+
+		/**
+		 * What happens to cron slots of this job that no node claimed: 'skip', 'run-once'
+		 * or 'run-all'.
+		 */
+		private @Nullable MisfirePolicy misfire;
+
+		/**
+		 * How many missed slots 'run-all' runs at most (the newest).
+		 */
+		private @Nullable Integer misfireLimit;
+
+		/**
+		 * Whether a slot of this job whose run did not end well runs again: 'none',
+		 * 'lost' or 'failed'.
+		 */
+		private @Nullable RecoveryPolicy recovery;
+
+		/**
+		 * How many attempts a slot gets at most under recovery, the first included.
+		 */
+		private @Nullable Integer maxAttempts;
+
+		/**
+		 * How long after a failed attempt the next one may start. If a duration suffix is
+		 * not specified, milliseconds will be used.
+		 */
+		private @Nullable Duration retryDelay;
+
+		/**
+		 * How long without a successful run anywhere in the cluster makes this job
+		 * overdue. If a duration suffix is not specified, milliseconds will be used.
+		 */
+		private @Nullable Duration alertAfter;
+
+		public @Nullable MisfirePolicy getMisfire() {
+			return this.misfire;
+		}
+
+		public void setMisfire(@Nullable MisfirePolicy misfire) {
+			this.misfire = misfire;
+		}
+
+		public @Nullable Integer getMisfireLimit() {
+			return this.misfireLimit;
+		}
+
+		public void setMisfireLimit(@Nullable Integer misfireLimit) {
+			this.misfireLimit = misfireLimit;
+		}
+
+		public @Nullable RecoveryPolicy getRecovery() {
+			return this.recovery;
+		}
+
+		public void setRecovery(@Nullable RecoveryPolicy recovery) {
+			this.recovery = recovery;
+		}
+
+		public @Nullable Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(@Nullable Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public @Nullable Duration getRetryDelay() {
+			return this.retryDelay;
+		}
+
+		public void setRetryDelay(@Nullable Duration retryDelay) {
+			this.retryDelay = retryDelay;
+		}
+
+		public @Nullable Duration getAlertAfter() {
+			return this.alertAfter;
+		}
+
+		public void setAlertAfter(@Nullable Duration alertAfter) {
+			this.alertAfter = alertAfter;
+		}
 
 		public @Nullable Duration getLockAtMostFor() {
 			return this.lockAtMostFor;

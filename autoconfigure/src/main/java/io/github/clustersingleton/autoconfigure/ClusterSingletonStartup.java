@@ -23,6 +23,7 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
+import io.github.clustersingleton.lease.PreparedInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -30,7 +31,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ApplicationContextEvent;
 import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
  * Finishes startup once every singleton exists: when the application has
@@ -43,7 +46,7 @@ import org.springframework.context.event.ContextClosedEvent;
  * @since 0.1.0
  */
 public final class ClusterSingletonStartup
-		implements SmartInitializingSingleton, ApplicationListener<ContextClosedEvent> {
+		implements SmartInitializingSingleton, ApplicationListener<ApplicationContextEvent> {
 
 	private static final Log logger = LogFactory.getLog(ClusterSingletonStartup.class);
 
@@ -89,6 +92,11 @@ public final class ClusterSingletonStartup
 			}
 		}
 		executor.initializeBackend();
+		for (JobDefinition job : jobs) {
+			registry.target(job.name())
+				.ifPresent((target) -> executor.registerJob(job,
+						PreparedInvocation.of(job.name(), target.bean(), target.method())));
+		}
 		if (leaderMode) {
 			executor.startLeaderElection();
 			logger.info("cluster-singleton leader mode: guarded jobs run only on the node that holds the '"
@@ -143,9 +151,17 @@ public final class ClusterSingletonStartup
 	}
 
 	@Override
-	public void onApplicationEvent(ContextClosedEvent event) {
+	public void onApplicationEvent(ApplicationContextEvent event) {
 		ClusterSingletonExecutor executor = this.executor;
-		if (executor != null) {
+		if (executor == null) {
+			return;
+		}
+		if (event instanceof ContextRefreshedEvent) {
+			// recovery and catch-up runs call the jobs' beans: only once they are all
+			// ready
+			executor.startBackgroundWork();
+		}
+		else if (event instanceof ContextClosedEvent) {
 			executor.beginShutdown();
 		}
 	}

@@ -17,10 +17,12 @@
 package io.github.clustersingleton.lease;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.RunTrigger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,10 +50,25 @@ final class ActiveRun extends ClusterSingletonContext {
 
 	private boolean interruptedByWatchdog;
 
+	private final int attempt;
+
+	private final RunTrigger trigger;
+
+	private final List<Instant> missedSlots;
+
 	ActiveRun(JobDefinition job, HeldLease lease, Thread thread, long requestedNanos, long ttlNanos) {
+		this(job, lease, thread, requestedNanos, ttlNanos, 1,
+				(lease.slot() != null) ? RunTrigger.SCHEDULED : RunTrigger.DIRECT, List.of());
+	}
+
+	ActiveRun(JobDefinition job, HeldLease lease, Thread thread, long requestedNanos, long ttlNanos, int attempt,
+			RunTrigger trigger, List<Instant> missedSlots) {
 		this.job = job;
 		this.lease = lease;
 		this.thread = thread;
+		this.attempt = attempt;
+		this.trigger = trigger;
+		this.missedSlots = List.copyOf(missedSlots);
 		this.deadlineNanos = requestedNanos + ttlNanos;
 		this.capNanos = requestedNanos + saturatedNanos(job.lockAtMostFor());
 	}
@@ -149,6 +166,21 @@ final class ActiveRun extends ClusterSingletonContext {
 	}
 
 	@Override
+	public int attempt() {
+		return this.attempt;
+	}
+
+	@Override
+	public RunTrigger trigger() {
+		return this.trigger;
+	}
+
+	@Override
+	public List<Instant> missedSlots() {
+		return this.missedSlots;
+	}
+
+	@Override
 	public boolean isLeaseValid() {
 		if (this.lossReason != null) {
 			return false;
@@ -177,7 +209,7 @@ final class ActiveRun extends ClusterSingletonContext {
 	@Override
 	public String toString() {
 		return "ActiveRun[job=" + this.job.name() + ", fencingToken=" + this.lease.fencingToken() + ", slot="
-				+ this.lease.slot() + "]";
+				+ this.lease.slot() + ", attempt=" + this.attempt + ", trigger=" + this.trigger + "]";
 	}
 
 }

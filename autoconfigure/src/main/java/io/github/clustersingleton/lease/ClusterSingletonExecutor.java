@@ -20,19 +20,35 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.lease.ClusterSingletonListener.RunOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,6 +56,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.log.LogMessage;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.util.Assert;
 
 /**
@@ -59,6 +76,12 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private static final long CLOCK_SKEW_WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+	/**
+	 * How many missed slots a {@code run-once} catch-up lists at most in
+	 * {@link ClusterSingletonContext#missedSlots()}.
+	 */
+	private static final int MAX_MISSED_SLOTS = 1000;
+
 	private final Map<String, Long> clockSkewWarnings = new ConcurrentHashMap<>();
 
 	private final LeaseBackend backend;
@@ -73,6 +96,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private final StoreClock storeClock;
 
+	private final RunLedgerWriter ledger;
+
 	private final Set<ActiveRun> running = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean closing;
@@ -84,6 +109,18 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	private Duration shutdownGracePeriod = Duration.ZERO;
 
 	private volatile RunObserver runObserver = RunObserver.NONE;
+
+	private final Map<String, RegisteredJob> registered = new ConcurrentHashMap<>();
+
+	private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+
+	private final Map<String, Instant> clusterLastSuccess = new ConcurrentHashMap<>();
+
+	private volatile Instant monitoringSince;
+
+	private volatile @Nullable ScheduledExecutorService background;
+
+	private volatile @Nullable ExecutorService workers;
 
 	/**
 	 * Create an executor.
@@ -105,6 +142,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		this.watchdog = new LeaseWatchdog(backend, settings.leaseTtl(), settings.interruptOnLeaseLoss(), listener);
 		this.storeClock = new StoreClock(clock);
 		backend.setStoreClockObserver(this.storeClock);
+		this.ledger = new RunLedgerWriter(backend.runLedger());
+		this.monitoringSince = clock.instant();
 	}
 
 	/**
@@ -221,8 +260,275 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * Run a job if this node gets its lease. The slot is derived from the job's cron
-	 * schedule when {@code scheduled} is true.
+	 * Set how many runs of each job the run ledger keeps
+	 * ({@code cluster-singleton.history.max-runs}).
+	 * @param maxRuns the number of runs
+	 */
+	public void setHistoryMaxRuns(int maxRuns) {
+		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
+		this.ledger.setMaxRuns(maxRuns);
+	}
+
+	/**
+	 * Return the cluster-wide run ledger of the lease store.
+	 * @return the ledger, {@link io.github.clustersingleton.RunLedger#NONE} when the
+	 * store keeps none
+	 */
+	public io.github.clustersingleton.RunLedger runLedger() {
+		return this.ledger.ledger();
+	}
+
+	/**
+	 * Return how many ledger writes failed or were dropped since startup.
+	 * @return the number of failed ledger writes
+	 */
+	public long ledgerFailures() {
+		return this.ledger.failures();
+	}
+
+	/**
+	 * Register a job that the scheduler triggers, with a way to run its body outside a
+	 * trigger: for recovery and catch-up runs, and for the overdue check.
+	 * @param job the job
+	 * @param invocation runs the job's body (through its proxy, see
+	 * {@link PreparedInvocation})
+	 */
+	public void registerJob(JobDefinition job, Invocation invocation) {
+		Assert.notNull(job, "'job' must not be null");
+		Assert.notNull(invocation, "'invocation' must not be null");
+		this.registered.putIfAbsent(job.name(), new RegisteredJob(job, invocation));
+	}
+
+	/**
+	 * Start the background work of the registered jobs: at once and then every third of
+	 * the lease TTL, one {@link LeaseBackend#findPending} round trip for all jobs with a
+	 * recovery or misfire policy, whose pending work this node then tries to claim; a
+	 * catch-up of the slots missed while no node ran, for jobs with a misfire policy; and
+	 * the refresh of the cluster-wide last successes that tell overdue jobs.
+	 */
+	public synchronized void startBackgroundWork() {
+		if (this.background != null || this.closing) {
+			return;
+		}
+		CustomizableThreadFactory monitorThreads = new CustomizableThreadFactory("cluster-singleton-monitor-");
+		monitorThreads.setDaemon(true);
+		ScheduledExecutorService background = Executors.newSingleThreadScheduledExecutor(monitorThreads);
+		CustomizableThreadFactory workerThreads = new CustomizableThreadFactory("cluster-singleton-recovery-");
+		workerThreads.setDaemon(true);
+		this.workers = Executors.newCachedThreadPool(workerThreads);
+		this.background = background;
+		this.monitoringSince = this.clock.instant();
+		long tick = Math.max(1, this.settings.leaseTtl().toMillis() / 3);
+		boolean anyPolicy = this.registered.values().stream().anyMatch(RegisteredJob::hasPolicy);
+		if (anyPolicy) {
+			for (RegisteredJob registered : this.registered.values()) {
+				if (registered.job().policies().misfire() != MisfirePolicy.SKIP
+						&& registered.job().schedule() != null) {
+					submit(registered, () -> catchUpAtStartup(registered));
+				}
+			}
+			background.scheduleWithFixedDelay(this::claimPendingWork, tick, tick, TimeUnit.MILLISECONDS);
+		}
+		if (this.ledger.ledger() != io.github.clustersingleton.RunLedger.NONE
+				&& this.registered.values().stream().anyMatch((job) -> job.job().policies().alertAfter() != null)) {
+			long refresh = Math.max(1000, Math.min(this.settings.leaseTtl().toMillis(), 30_000));
+			background.scheduleWithFixedDelay(this::refreshLastSuccesses, 0, refresh, TimeUnit.MILLISECONDS);
+		}
+	}
+
+	/**
+	 * Look for pending work of the registered jobs in one round trip, and claim it.
+	 */
+	void claimPendingWork() {
+		try {
+			if (this.closing) {
+				return;
+			}
+			LeaderElection leader = this.leader;
+			if (leader != null && !leader.isLeader()) {
+				return;
+			}
+			Set<String> held = heldJobs();
+			Map<String, ClaimPolicy> policies = new java.util.LinkedHashMap<>();
+			for (RegisteredJob registered : this.registered.values()) {
+				String name = registered.job().name();
+				if (registered.hasPolicy() && registered.job().enabled() && !this.inFlight.contains(name)
+						&& !held.contains(name)) {
+					policies.put(name, registered.job().policies().claimPolicy());
+				}
+			}
+			if (policies.isEmpty()) {
+				return;
+			}
+			Set<String> pending;
+			try {
+				pending = this.backend.findPending(policies);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("cluster-singleton could not look for pending runs in the " + this.backend.id()
+						+ " lease store; the next tick tries again", ex);
+				return;
+			}
+			for (String name : pending) {
+				RegisteredJob registered = this.registered.get(name);
+				if (registered != null) {
+					submit(registered, () -> recover(registered));
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("cluster-singleton's look for pending runs failed", ex);
+		}
+	}
+
+	private void submit(RegisteredJob registered, Runnable task) {
+		ExecutorService workers = this.workers;
+		String name = registered.job().name();
+		if (workers == null || this.closing || !this.inFlight.add(name)) {
+			return;
+		}
+		try {
+			workers.execute(() -> {
+				try {
+					task.run();
+				}
+				finally {
+					this.inFlight.remove(name);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			this.inFlight.remove(name);
+		}
+	}
+
+	private void recover(RegisteredJob registered) {
+		JobDefinition job = registered.job();
+		LeaseRequest request = LeaseRequest.recovery(job.name(), this.settings.owner(), newLeaseToken(),
+				this.settings.leaseTtl(), job.policies().claimPolicy());
+		runInBackground(job, () -> {
+			LeaderElection leader = this.leader;
+			if (this.closing || !job.enabled() || (leader != null && !leader.isLeader())) {
+				return;
+			}
+			claimAndRun(job, request, RunTrigger.RECOVERY, registered.invocation());
+		});
+	}
+
+	/**
+	 * Catch up, when this node starts, the slots that no node claimed while none ran:
+	 * when the store's last claimed slot of a job that has run before is earlier than the
+	 * job's latest fire time, claim that fire time as a catch-up; the claim reports the
+	 * slots missed before it.
+	 */
+	private void catchUpAtStartup(RegisteredJob registered) {
+		JobDefinition job = registered.job();
+		CronSlotSchedule schedule = job.schedule();
+		if (schedule == null) {
+			return;
+		}
+		Instant latest = schedule.latestAtOrBefore(this.clock.instant().minus(this.settings.slotTolerance()));
+		if (latest == null) {
+			return;
+		}
+		runInBackground(job, () -> {
+			Instant lastSlot = this.backend.describe(job.name()).map(LeaseInfo::lastSlot).orElse(null);
+			if (lastSlot == null || !lastSlot.isBefore(latest)) {
+				// a job that never ran has nothing to catch up
+				return;
+			}
+			logger.info("cluster-singleton job '" + job.name() + "' missed its slots after " + lastSlot
+					+ " while no node ran it; catching up to " + latest + " (misfire="
+					+ job.policies().misfire().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
+			execute(job, latest, RunTrigger.CATCH_UP, registered.invocation());
+		});
+	}
+
+	private void runInBackground(JobDefinition job, BackgroundWork work) {
+		try {
+			work.run();
+		}
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			logger.warn("cluster-singleton could not take up pending work of job '" + job.name() + "': "
+					+ describeFailure(ex), logger.isDebugEnabled() ? ex : null);
+		}
+	}
+
+	private void refreshLastSuccesses() {
+		try {
+			List<String> names = this.registered.values()
+				.stream()
+				.filter((registered) -> registered.job().policies().alertAfter() != null)
+				.map((registered) -> registered.job().name())
+				.toList();
+			if (!names.isEmpty()) {
+				this.clusterLastSuccess.putAll(this.ledger.ledger().lastSuccess(names));
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton could not read the last successful runs from the run ledger", ex);
+		}
+	}
+
+	/**
+	 * Return when a job last ended a run successfully anywhere in the cluster, as the run
+	 * ledger told at its last refresh.
+	 * @param jobName the job name
+	 * @return the end of the latest successful run, or empty when none is known
+	 */
+	public Optional<Instant> clusterLastSuccess(String jobName) {
+		return Optional.ofNullable(this.clusterLastSuccess.get(jobName));
+	}
+
+	/**
+	 * Return whether no node has run a job successfully within its {@code alert-after},
+	 * judged from the cluster-wide run ledger (and, before its first success, from when
+	 * this node started watching).
+	 * @param job the job
+	 * @return {@code true} when the job is overdue; {@code false} also for a job without
+	 * an alert-after
+	 */
+	public boolean isOverdue(JobDefinition job) {
+		Duration alertAfter = job.policies().alertAfter();
+		if (alertAfter == null || !job.enabled()) {
+			return false;
+		}
+		Instant reference = this.monitoringSince;
+		Instant lastSuccess = this.clusterLastSuccess.get(job.name());
+		if (lastSuccess != null && lastSuccess.isAfter(reference)) {
+			reference = lastSuccess;
+		}
+		return Duration.between(reference, this.clock.instant()).compareTo(alertAfter) > 0;
+	}
+
+	/**
+	 * Return the jobs registered for background work.
+	 * @return the jobs
+	 */
+	public List<JobDefinition> registeredJobs() {
+		return this.registered.values().stream().map(RegisteredJob::job).toList();
+	}
+
+	@FunctionalInterface
+	private interface BackgroundWork {
+
+		void run() throws Throwable;
+
+	}
+
+	private record RegisteredJob(JobDefinition job, Invocation invocation) {
+
+		boolean hasPolicy() {
+			return this.job.schedule() != null && this.job.policies().claimPolicy().isActive();
+		}
+
+	}
+
+	/**
+	 * Run a job if this node gets its lease. When {@code scheduled} is true the slot is
+	 * the fire time the scheduler meant ({@link ScheduledFireTime}) where it is known,
+	 * and otherwise derived from the job's cron schedule and this node's clock.
 	 * @param job the job
 	 * @param scheduled whether the scheduler triggered this run (direct calls have no
 	 * slot)
@@ -232,13 +538,18 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public boolean execute(JobDefinition job, boolean scheduled, Invocation invocation) throws Throwable {
 		CronSlotSchedule schedule = job.schedule();
-		Instant slot = (scheduled && schedule != null)
-				? schedule.slotFor(this.clock.instant(), this.settings.slotTolerance()) : null;
-		return execute(job, slot, invocation);
+		Instant slot = null;
+		if (scheduled && schedule != null) {
+			Instant fireTime = ScheduledFireTime.current();
+			slot = (fireTime != null) ? fireTime
+					: schedule.slotFor(this.clock.instant(), this.settings.slotTolerance());
+		}
+		return execute(job, slot, scheduled ? RunTrigger.SCHEDULED : RunTrigger.DIRECT, invocation);
 	}
 
 	/**
-	 * Run a job for an explicit slot if this node gets its lease.
+	 * Run a job for an explicit slot if this node gets its lease, as a direct call (no
+	 * recovery or catch-up policy applies).
 	 * @param job the job
 	 * @param slot the slot the run claims, or {@code null} for none
 	 * @param invocation the job's body
@@ -246,6 +557,25 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * @throws Throwable what the job threw
 	 */
 	public boolean execute(JobDefinition job, @Nullable Instant slot, Invocation invocation) throws Throwable {
+		return execute(job, slot, RunTrigger.DIRECT, invocation);
+	}
+
+	/**
+	 * Run a job for an explicit slot if this node gets its lease. A
+	 * {@link RunTrigger#SCHEDULED scheduled} or {@link RunTrigger#CATCH_UP catch-up}
+	 * claim of a slot applies the job's misfire and recovery policies: when the store
+	 * reports work pending on the job (a dead or failed run to repeat, slots nobody
+	 * claimed), this node does that work first, in slot order, under the lease it just
+	 * took.
+	 * @param job the job
+	 * @param slot the slot the run claims, or {@code null} for none
+	 * @param trigger why the run starts
+	 * @param invocation the job's body
+	 * @return whether the job ran
+	 * @throws Throwable what the job threw
+	 */
+	public boolean execute(JobDefinition job, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
+			throws Throwable {
 		if (this.closing) {
 			logger.debug(LogMessage
 				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
@@ -265,6 +595,26 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
 				this.settings.leaseTtl(), slot, this.settings.slotTolerance());
+		ClaimPolicy policy = claimPolicy(job, slot, trigger);
+		if (policy.isActive()) {
+			CronSlotSchedule schedule = job.schedule();
+			Instant previous = (policy.catchUp() && schedule != null && slot != null) ? schedule.previousSlot(slot)
+					: null;
+			request = request.withPolicy(policy, previous);
+		}
+		return claimAndRun(job, request, trigger, invocation);
+	}
+
+	private static ClaimPolicy claimPolicy(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
+		if (slot == null || job.schedule() == null || trigger == RunTrigger.DIRECT) {
+			return ClaimPolicy.NONE;
+		}
+		return job.policies().claimPolicy();
+	}
+
+	private boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger, Invocation invocation)
+			throws Throwable {
+		Instant slot = request.slot();
 		RunObserver.Run observed = startObservation(job, slot);
 		long requested = System.nanoTime();
 		AcquireResult result;
@@ -289,60 +639,245 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			return false;
 		}
 		if (!result.isAcquired()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
-					+ ": " + describeSkip(result)));
+			if (!request.recovery()) {
+				logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'"
+						+ describeSlot(slot) + ": " + describeSkip(result)));
+			}
 			notify(() -> observed.stop(result.outcome().tag(), null));
 			return false;
 		}
-		return run(job, HeldLease.of(request, result.fencingToken()), requested, invocation, observed);
-	}
-
-	private boolean run(JobDefinition job, HeldLease lease, long requested, Invocation invocation,
-			RunObserver.Run observed) throws Throwable {
-		Duration took = Duration.ofNanos(System.nanoTime() - requested);
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
 		if (took.compareTo(this.settings.leaseTtl()) >= 0) {
 			// the store answered so late that the lease may already have ended for the
 			// others: never run on it
 			releaseQuietly(lease, job);
 			IllegalStateException late = new IllegalStateException("the " + this.backend.id() + " lease store "
 					+ "granted the lease after " + took + ", at or past its TTL of " + this.settings.leaseTtl());
-			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(lease.slot()) + ": "
+			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": "
 					+ late.getMessage() + "; the next trigger tries again");
 			notify(() -> observed.stop("error", late));
 			return false;
 		}
-		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), requested,
-				this.settings.leaseTtl().toNanos());
+		SlotRun current = result.run();
+		boolean pending = request.policy().isActive() && current != null && (request.recovery()
+				|| !(current.slot().equals(slot) && current.attempt() == 1 && current.state() == RunState.RUNNING));
+		if (pending) {
+			notify(() -> observed.acquired(lease));
+			try {
+				return runPending(job, lease, result, trigger, requested, invocation);
+			}
+			finally {
+				notify(() -> observed.stop("acquired", null));
+			}
+		}
+		RunPlan plan = new RunPlan(slot, 1, trigger, List.of());
+		Outcome outcome = run(job, lease, requested, invocation, plan, observed);
+		if (outcome == null) {
+			return false;
+		}
+		release(lease, job, job.lockAtLeastFor(), completion(job, request.policy(), outcome, 1));
+		notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
+		if (outcome.failure() != null) {
+			throw outcome.failure();
+		}
+		return true;
+	}
+
+	/**
+	 * Take over the work the store reported pending on a job whose lease this node just
+	 * claimed: run again the slot whose run died or failed (when the policy recovers it),
+	 * then the slots after it that no run served yet, by the misfire policy, then the
+	 * claimed slot itself; each run with a fencing token of its own
+	 * ({@link LeaseBackend#startRun}). A failure that the policy retries later ends the
+	 * sequence; so does the loss of the lease.
+	 */
+	private boolean runPending(JobDefinition job, HeldLease claimed, AcquireResult result, RunTrigger trigger,
+			long requested, Invocation invocation) {
+		SlotRun current = result.run();
+		Assert.state(current != null, "No run reported");
+		Instant lastSlot = (result.lastSlot() != null) ? result.lastSlot() : current.slot();
+		if (current.state() == RunState.RUNNING) {
+			// the run the store still calls running died with its node or lost its
+			// lease: the claim that took the lease over raised the fence by one
+			this.ledger.markLost(job.name(), claimed.fencingToken() - 1);
+		}
+		List<RunPlan> plans = plan(job, current, lastSlot, trigger);
+		if (plans.isEmpty()) {
+			release(claimed, job, Duration.ZERO, RunCompletion.none());
+			return false;
+		}
+		long validFrom = requested;
+		boolean ran = false;
+		for (int i = 0; i < plans.size(); i++) {
+			RunPlan plan = plans.get(i);
+			OptionalLong fence;
+			boolean interrupted = Thread.interrupted();
+			try {
+				fence = this.backend.startRun(claimed, plan.slot(), plan.attempt());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("cluster-singleton could not start the " + plan.describe() + " of job '" + job.name()
+						+ "': the " + this.backend.id() + " lease store could not be reached; the lease expires "
+						+ "and the work is taken up again: " + describeFailure(ex),
+						logger.isDebugEnabled() ? ex : null);
+				return ran;
+			}
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			if (fence.isEmpty()) {
+				logger.warn("cluster-singleton could not start the " + plan.describe() + " of job '" + job.name()
+						+ "': this node no longer holds its lease");
+				return ran;
+			}
+			HeldLease lease = new HeldLease(job.name(), claimed.owner(), claimed.leaseToken(), fence.getAsLong(),
+					plan.slot());
+			logger.info("cluster-singleton runs the " + plan.describe() + " of job '" + job.name() + "' (fencingToken="
+					+ fence.getAsLong() + ")");
+			Outcome outcome;
+			try {
+				outcome = run(job, lease, validFrom, invocation, plan, RunObserver.Run.NONE);
+			}
+			catch (Throwable ex) {
+				rethrowIfFatal(ex);
+				return ran;
+			}
+			if (outcome == null) {
+				return ran;
+			}
+			ran = true;
+			validFrom = outcome.validFrom();
+			if (outcome.failure() != null) {
+				logger.error("cluster-singleton job '" + job.name() + "' failed in its " + plan.describe(),
+						outcome.failure());
+			}
+			if (outcome.outcome() == RunOutcome.LEASE_LOST) {
+				return true;
+			}
+			boolean last = i == plans.size() - 1;
+			RunCompletion completion = completion(job, job.policies().claimPolicy(), outcome, plan.attempt());
+			if (last || completion.state() == RunState.FAILED) {
+				// a failure the policy retries ends the sequence: the store keeps it
+				// pending, and whoever retries it carries on with the slots after it
+				release(lease, job, last ? job.lockAtLeastFor() : Duration.ZERO, completion);
+				return true;
+			}
+		}
+		return ran;
+	}
+
+	private List<RunPlan> plan(JobDefinition job, SlotRun current, Instant lastSlot, RunTrigger trigger) {
+		JobPolicies policies = job.policies();
+		List<RunPlan> plans = new ArrayList<>();
+		if (policies.claimPolicy().recovers(current.state(), current.attempt())) {
+			plans.add(new RunPlan(current.slot(), current.attempt() + 1, RunTrigger.RECOVERY, List.of()));
+		}
+		else if (current.state() == RunState.RUNNING || current.state() == RunState.FAILED) {
+			logger.warn("cluster-singleton job '" + job.name() + "': the run of slot " + current.slot() + " (attempt "
+					+ current.attempt() + ") " + ((current.state() == RunState.FAILED) ? "failed" : "was lost")
+					+ " and is not run again (recovery=" + policies.recovery().name().toLowerCase(Locale.ROOT)
+					+ ", max-attempts=" + policies.maxAttempts() + ")");
+		}
+		CronSlotSchedule schedule = job.schedule();
+		if (schedule == null || !lastSlot.isAfter(current.slot())) {
+			return plans;
+		}
+		RunTrigger finalTrigger = (trigger == RunTrigger.SCHEDULED) ? RunTrigger.SCHEDULED
+				: (trigger == RunTrigger.CATCH_UP) ? RunTrigger.CATCH_UP : RunTrigger.RECOVERY;
+		switch (policies.misfire()) {
+			case SKIP -> {
+				CronSlotSchedule.Slots missed = schedule.slotsBetween(current.slot(), lastSlot, 0);
+				if (missed.total() > 0) {
+					logger.info("cluster-singleton job '" + job.name() + "' skips " + missed.total()
+							+ " missed slot(s) between " + current.slot() + " and " + lastSlot + " (misfire=skip)");
+				}
+				plans.add(new RunPlan(lastSlot, 1, finalTrigger, List.of()));
+			}
+			case RUN_ONCE -> {
+				CronSlotSchedule.Slots missed = schedule.slotsBetween(current.slot(), lastSlot, MAX_MISSED_SLOTS);
+				List<Instant> slots = missed.newest();
+				if (finalTrigger == RunTrigger.CATCH_UP) {
+					plans.add(new RunPlan(lastSlot, 1, RunTrigger.CATCH_UP, slots));
+				}
+				else {
+					if (!slots.isEmpty()) {
+						plans.add(new RunPlan(slots.get(slots.size() - 1), 1, RunTrigger.CATCH_UP,
+								slots.subList(0, slots.size() - 1)));
+					}
+					plans.add(new RunPlan(lastSlot, 1, finalTrigger, List.of()));
+				}
+			}
+			case RUN_ALL -> {
+				int limit = policies.misfireLimit() - ((finalTrigger == RunTrigger.CATCH_UP) ? 1 : 0);
+				CronSlotSchedule.Slots missed = schedule.slotsBetween(current.slot(), lastSlot, Math.max(limit, 0));
+				if (missed.leftOut() > 0) {
+					logger.warn("cluster-singleton job '" + job.name() + "' skips the " + missed.leftOut()
+							+ " oldest of " + missed.total() + " missed slot(s) before " + lastSlot
+							+ " (misfire=run-all, " + "misfire-limit=" + policies.misfireLimit() + ")");
+				}
+				for (Instant missedSlot : missed.newest()) {
+					plans.add(new RunPlan(missedSlot, 1, RunTrigger.CATCH_UP, List.of()));
+				}
+				plans.add(new RunPlan(lastSlot, 1, finalTrigger, List.of()));
+			}
+		}
+		return plans;
+	}
+
+	private static RunCompletion completion(JobDefinition job, ClaimPolicy policy, Outcome outcome, int attempt) {
+		if (!policy.isActive()) {
+			return RunCompletion.none();
+		}
+		return switch (outcome.outcome()) {
+			case SUCCESS -> RunCompletion.succeeded();
+			case FAILURE -> RunCompletion.failed(job.policies().retryDelay());
+			case LEASE_LOST -> RunCompletion.none();
+		};
+	}
+
+	/**
+	 * Run the job's body once under a lease this node holds, watched by the watchdog, and
+	 * record it; the caller releases the lease.
+	 * @return how the run went, or {@code null} when it did not start (shutdown)
+	 */
+	private @Nullable Outcome run(JobDefinition job, HeldLease lease, long validFrom, Invocation invocation,
+			RunPlan plan, RunObserver.Run observed) {
+		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), validFrom, this.settings.leaseTtl().toNanos(),
+				plan.attempt(), plan.trigger(), plan.missedSlots());
 		this.running.add(run);
 		ScheduledFuture<?> capTimer = this.watchdog.register(run);
 		if (capTimer == null) {
 			// the watchdog closed between the shutdown check and here: nothing would
-			// renew
-			// the lease, so give it back and skip the run
+			// renew the lease, so give it back and skip the run
 			if (run.finish()) {
 				Thread.interrupted();
 			}
 			this.running.remove(run);
-			release(run);
+			releaseQuietly(lease, job);
 			logger.debug(LogMessage
 				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
 			notify(() -> observed.stop("acquired", null));
-			return false;
+			return null;
 		}
 		notify(() -> observed.acquired(lease));
 		ClusterSingletonContext previous = run.bindToThread();
 		Instant startedAt = this.clock.instant();
+		RunRecord record = new RunRecord(job.name(), lease.slot(), plan.attempt(), lease.fencingToken(), lease.owner(),
+				plan.trigger(), RunState.RUNNING, startedAt, null, null);
+		this.ledger.record(record);
 		long started = System.nanoTime();
-		logger.debug(LogMessage.of(() -> "cluster-singleton running job '" + job.name() + "' (fencingToken="
-				+ lease.fencingToken() + ", slot=" + lease.slot() + ")"));
+		logger.debug(LogMessage
+			.of(() -> "cluster-singleton running job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
+					+ ", slot=" + lease.slot() + ", attempt=" + plan.attempt() + ", trigger=" + plan.trigger() + ")"));
 		Throwable failure = null;
 		try {
 			invocation.proceed();
-			return true;
 		}
 		catch (Throwable ex) {
+			rethrowIfFatal(ex);
 			failure = ex;
-			throw ex;
 		}
 		finally {
 			boolean interrupted = run.finish();
@@ -352,18 +887,56 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				// our interrupt must not leak into whatever this thread runs next
 				Thread.interrupted();
 			}
-			release(run);
 			this.running.remove(run);
-			Duration duration = Duration.ofNanos(System.nanoTime() - started);
-			RunOutcome outcome = run.isLost() ? RunOutcome.LEASE_LOST
-					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
-			Throwable error = failure;
-			logger.debug(LogMessage
-				.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
-						+ ", slot=" + lease.slot() + ", outcome=" + outcome.tag() + ", duration=" + duration + ")"));
-			notify(() -> this.listener.runFinished(job, lease, outcome, startedAt, duration, error));
-			notify(() -> observed.stop(outcome.tag(), error));
 		}
+		Duration duration = Duration.ofNanos(System.nanoTime() - started);
+		RunOutcome outcome = run.isLost() ? RunOutcome.LEASE_LOST
+				: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
+		Throwable error = failure;
+		logger.debug(LogMessage
+			.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
+					+ ", slot=" + lease.slot() + ", outcome=" + outcome.tag() + ", duration=" + duration + ")"));
+		RunState state = switch (outcome) {
+			case SUCCESS -> RunState.SUCCEEDED;
+			case FAILURE -> RunState.FAILED;
+			case LEASE_LOST -> RunState.LOST;
+		};
+		this.ledger.record(record.finish(state, this.clock.instant(), (error != null) ? error.toString() : null));
+		notify(() -> this.listener.runFinished(job, lease, outcome, startedAt, duration, error));
+		return new Outcome(outcome, failure, run.deadlineNanos() - this.settings.leaseTtl().toNanos());
+	}
+
+	/**
+	 * How one run went.
+	 *
+	 * @param outcome the outcome
+	 * @param failure what the job threw, or {@code null}
+	 * @param validFrom when (nano time) the lease was last known to be extended by a full
+	 * TTL
+	 */
+	private record Outcome(RunOutcome outcome, @Nullable Throwable failure, long validFrom) {
+
+	}
+
+	/**
+	 * One run the engine is about to start.
+	 *
+	 * @param slot its slot, or {@code null}
+	 * @param attempt its attempt of the slot
+	 * @param trigger why it runs
+	 * @param missedSlots the other missed slots a catch-up run stands for
+	 */
+	private record RunPlan(@Nullable Instant slot, int attempt, RunTrigger trigger, List<Instant> missedSlots) {
+
+		String describe() {
+			return switch (this.trigger) {
+				case RECOVERY -> "recovery run of slot " + this.slot + " (attempt " + this.attempt + ")";
+				case CATCH_UP -> "catch-up run of slot " + this.slot + (this.missedSlots.isEmpty() ? ""
+						: " (standing for " + (this.missedSlots.size() + 1) + " missed slots)");
+				default -> "run of slot " + this.slot;
+			};
+		}
+
 	}
 
 	private RunObserver.Run startObservation(JobDefinition job, @Nullable Instant slot) {
@@ -376,24 +949,25 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 	}
 
-	private void release(ActiveRun run) {
-		release(run.lease(), run.job(), run.job().lockAtLeastFor());
-	}
-
 	/**
 	 * Give back a lease no run used, without keeping it for lockAtLeastFor.
 	 */
 	private void releaseQuietly(HeldLease lease, JobDefinition job) {
-		release(lease, job, Duration.ZERO);
+		release(lease, job, Duration.ZERO, RunCompletion.none());
 	}
 
-	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor) {
+	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion) {
 		// a thread someone else interrupted (the scheduler's shutdownNow, a cancelled
 		// future) must still give its lease back: clients such as Redisson and fabric8
 		// abandon a request on an interrupted thread
 		boolean interrupted = Thread.interrupted();
 		try {
-			this.backend.release(lease, lockAtLeastFor);
+			if (completion.state() != null) {
+				this.backend.release(lease, lockAtLeastFor, completion);
+			}
+			else {
+				this.backend.release(lease, lockAtLeastFor);
+			}
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -526,10 +1100,19 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 					+ " job(s) still run; their leases are no longer renewed");
 		}
 		this.watchdog.close();
+		ScheduledExecutorService background = this.background;
+		if (background != null) {
+			background.shutdownNow();
+		}
+		ExecutorService workers = this.workers;
+		if (workers != null) {
+			workers.shutdown();
+		}
 		LeaderElection leader = this.leader;
 		if (leader != null) {
 			leader.resign();
 		}
+		this.ledger.close(1000);
 	}
 
 	/**

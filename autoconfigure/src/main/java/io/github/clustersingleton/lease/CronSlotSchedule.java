@@ -20,6 +20,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -46,6 +48,12 @@ public final class CronSlotSchedule {
 	 * a February 29th expression still finds its previous fire time.
 	 */
 	private static final long MAX_LOOK_BACK_SECONDS = 1L << 27;
+
+	/**
+	 * How many fire times {@link #slotsBetween} walks at most (a week of a job that fires
+	 * every second, in well under a second).
+	 */
+	private static final long MAX_SLOTS_SCANNED = 1_000_000;
 
 	private final List<Cron> crons;
 
@@ -111,6 +119,105 @@ public final class CronSlotSchedule {
 			}
 		}
 		return previous;
+	}
+
+	/**
+	 * Return the latest fire time at or before {@code now}.
+	 * @param now the time
+	 * @return the latest fire time not after {@code now}, or {@code null} when there is
+	 * none within the look-back window
+	 */
+	public @Nullable Instant latestAtOrBefore(Instant now) {
+		Instant latest = null;
+		for (Cron cron : this.crons) {
+			Instant p = cron.previousOrSame(now);
+			if (p != null && (latest == null || p.isAfter(latest))) {
+				latest = p;
+			}
+		}
+		return latest;
+	}
+
+	/**
+	 * Return the fire time just before a slot.
+	 * @param slot the slot
+	 * @return the latest fire time strictly before {@code slot}, or {@code null}
+	 */
+	public @Nullable Instant previousSlot(Instant slot) {
+		return latestAtOrBefore(slot.minusNanos(1));
+	}
+
+	/**
+	 * Return the fire times strictly between two instants, oldest first, keeping only the
+	 * newest {@code limit} of them.
+	 * @param after the exclusive lower bound
+	 * @param before the exclusive upper bound
+	 * @param limit how many of the newest fire times to return at most
+	 * @return the fire times and how many there were in all (counting at most a million)
+	 */
+	public Slots slotsBetween(Instant after, Instant before, int limit) {
+		Assert.isTrue(limit >= 0, "'limit' must not be negative");
+		Deque<Instant> newest = new ArrayDeque<>();
+		long count = 0;
+		Instant current = after;
+		while (true) {
+			Instant next = null;
+			for (Cron cron : this.crons) {
+				Instant n = cron.next(current);
+				if (n != null && (next == null || n.isBefore(next))) {
+					next = n;
+				}
+			}
+			if (next == null || !next.isBefore(before) || count >= MAX_SLOTS_SCANNED) {
+				break;
+			}
+			count++;
+			newest.addLast(next);
+			if (newest.size() > limit) {
+				newest.removeFirst();
+			}
+			current = next;
+		}
+		return new Slots(List.copyOf(newest), count);
+	}
+
+	/**
+	 * Return the time between the next two fire times after {@code now}, the shortest
+	 * over every cron of the schedule.
+	 * @return the period, or {@code null} when the schedule fires fewer than twice more
+	 */
+	public @Nullable Duration period() {
+		Instant now = Instant.now();
+		Duration shortest = null;
+		for (Cron cron : this.crons) {
+			Instant first = cron.next(now);
+			Instant second = (first != null) ? cron.next(first) : null;
+			if (second != null) {
+				Duration period = Duration.between(first, second);
+				if (shortest == null || period.compareTo(shortest) < 0) {
+					shortest = period;
+				}
+			}
+		}
+		return shortest;
+	}
+
+	/**
+	 * Fire times of a schedule within a window.
+	 *
+	 * @param newest the newest fire times in the window, oldest first
+	 * @param total how many fire times the window holds in all
+	 */
+	public record Slots(List<Instant> newest, long total) {
+
+		/**
+		 * Return how many fire times of the window are not in {@link #newest()}.
+		 * @return the number of older fire times left out
+		 */
+		public long leftOut() {
+			return this.total - this.newest.size();
+		}
+
 	}
 
 	@Override

@@ -35,17 +35,43 @@ import org.springframework.util.Assert;
  * @param schedule the cron schedule whose fire times are the job's slots, or {@code null}
  * when the method is not cron-triggered
  * @param source where the job is declared, for messages
+ * @param policies the job's misfire, recovery and overdue policies
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 public record JobDefinition(String name, Duration lockAtMostFor, Duration lockAtLeastFor, boolean enabled,
-		@Nullable CronSlotSchedule schedule, String source) {
+		@Nullable CronSlotSchedule schedule, String source, JobPolicies policies) {
 
 	public JobDefinition {
 		Assert.hasText(name, "'name' must not be empty");
 		Assert.notNull(lockAtMostFor, "'lockAtMostFor' must not be null");
 		Assert.notNull(lockAtLeastFor, "'lockAtLeastFor' must not be null");
 		Assert.notNull(source, "'source' must not be null");
+		Assert.notNull(policies, "'policies' must not be null");
+	}
+
+	/**
+	 * Create a job definition with the {@link JobPolicies#DEFAULT default policies}.
+	 * @param name the job name
+	 * @param lockAtMostFor the hard cap of one run's lease
+	 * @param lockAtLeastFor the minimum lease time of one run
+	 * @param enabled whether the job runs on this node
+	 * @param schedule the cron schedule, or {@code null}
+	 * @param source where the job is declared
+	 */
+	public JobDefinition(String name, Duration lockAtMostFor, Duration lockAtLeastFor, boolean enabled,
+			@Nullable CronSlotSchedule schedule, String source) {
+		this(name, lockAtMostFor, lockAtLeastFor, enabled, schedule, source, JobPolicies.DEFAULT);
+	}
+
+	/**
+	 * Return a copy of this definition with the given policies.
+	 * @param policies the policies
+	 * @return the new definition
+	 */
+	public JobDefinition withPolicies(JobPolicies policies) {
+		return new JobDefinition(this.name, this.lockAtMostFor, this.lockAtLeastFor, this.enabled, this.schedule,
+				this.source, policies);
 	}
 
 	/**
@@ -67,7 +93,7 @@ public record JobDefinition(String name, Duration lockAtMostFor, Duration lockAt
 	 */
 	public JobDefinition withSchedule(@Nullable CronSlotSchedule schedule) {
 		return new JobDefinition(this.name, this.lockAtMostFor, this.lockAtLeastFor, this.enabled, schedule,
-				this.source);
+				this.source, this.policies);
 	}
 
 }

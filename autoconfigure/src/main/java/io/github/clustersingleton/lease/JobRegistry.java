@@ -42,6 +42,8 @@ public final class JobRegistry {
 
 	private final Map<Method, JobDefinition> byMethod = new ConcurrentHashMap<>();
 
+	private final Map<String, Target> targets = new ConcurrentHashMap<>();
+
 	/**
 	 * Register the job of a method.
 	 * @param method the annotated method
@@ -73,6 +75,39 @@ public final class JobRegistry {
 	 * @param method the annotated method
 	 * @return the job, or {@code null} when the method has none registered
 	 */
+	/**
+	 * Record the bean whose method runs a registered job, as the container exposes it
+	 * (its proxy), so that the engine can call the job outside a trigger: for recovery
+	 * and catch-up runs.
+	 * @param method the job's method, as registered
+	 * @param bean the bean to call it on
+	 */
+	public void registerTarget(Method method, Object bean) {
+		JobDefinition job = this.byMethod.get(method);
+		if (job != null) {
+			this.targets.putIfAbsent(job.name(), new Target(bean, method));
+		}
+	}
+
+	/**
+	 * Return the bean and method that run a job, if known.
+	 * @param jobName the job name
+	 * @return the target, or empty for a job without a registered bean
+	 */
+	public Optional<Target> target(String jobName) {
+		return Optional.ofNullable(this.targets.get(jobName));
+	}
+
+	/**
+	 * The bean and method that run a job.
+	 *
+	 * @param bean the bean as the container exposes it
+	 * @param method the method
+	 */
+	public record Target(Object bean, Method method) {
+
+	}
+
 	public @Nullable JobDefinition forMethod(Method method) {
 		return this.byMethod.get(method);
 	}

@@ -30,6 +30,7 @@ import java.util.function.Supplier;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.micrometer.core.instrument.Counter;
@@ -109,6 +110,11 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 * Name of the gauge of this node's clock offset from the store's.
 	 */
 	public static final String CLOCK_OFFSET = "cluster.singleton.clock.offset";
+
+	/**
+	 * Name of the gauge of overdue jobs.
+	 */
+	public static final String OVERDUE = "cluster.singleton.overdue";
 
 	private static final String UNKNOWN_BACKEND = "unknown";
 
@@ -280,9 +286,44 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 		TimeGauge.builder(LAST_SUCCESS, holder, TimeUnit.MILLISECONDS, AtomicLong::get)
 			.description("When the cluster-singleton job last finished successfully on this node, since the epoch")
 			.tag("name", name)
+			.tag("scope", "node")
 			.strongReference(true)
 			.register(this.registry);
 		return holder;
+	}
+
+	/**
+	 * Register the cluster-wide meters of the jobs the engine watches: the
+	 * {@code cluster.singleton.overdue} gauge and the
+	 * {@code cluster.singleton.last.success} time gauge with tag {@code scope=cluster},
+	 * both read from the engine's view of the run ledger. Called once the engine knows
+	 * its jobs.
+	 * @param executor the engine
+	 */
+	public void bindJobs(ClusterSingletonExecutor executor) {
+		for (JobDefinition job : executor.registeredJobs()) {
+			if (job.policies().alertAfter() == null) {
+				continue;
+			}
+			String name = job.name();
+			Gauge.builder(OVERDUE, executor, (engine) -> engine.isOverdue(job) ? 1 : 0)
+				.description("Whether no node has run the cluster-singleton job successfully within its alert-after "
+						+ "(1) or not (0), from the cluster-wide run ledger")
+				.tag("name", name)
+				.strongReference(true)
+				.register(this.registry);
+			TimeGauge
+				.builder(LAST_SUCCESS, executor, TimeUnit.MILLISECONDS,
+						(engine) -> engine.clusterLastSuccess(name)
+							.map((instant) -> (double) instant.toEpochMilli())
+							.orElse(Double.NaN))
+				.description("When the cluster-singleton job last finished successfully on any node, since the "
+						+ "epoch (NaN while none is known)")
+				.tag("name", name)
+				.tag("scope", "cluster")
+				.strongReference(true)
+				.register(this.registry);
+		}
 	}
 
 	private void rememberLost(HeldLease lease) {

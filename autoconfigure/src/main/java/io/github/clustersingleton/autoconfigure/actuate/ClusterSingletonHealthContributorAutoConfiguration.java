@@ -17,6 +17,7 @@
 package io.github.clustersingleton.autoconfigure.actuate;
 
 import io.github.clustersingleton.actuate.ClusterSingletonHealthIndicator;
+import io.github.clustersingleton.actuate.ClusterSingletonJobsHealthIndicator;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobRegistry;
@@ -56,6 +57,16 @@ public final class ClusterSingletonHealthContributorAutoConfiguration {
 			ClusterSingletonExecutor existing = executor.get();
 			return (existing != null) ? existing.getBackend() : null;
 		});
+	}
+
+	/**
+	 * The dead man's switch of the jobs, named {@code clusterSingletonJobs}; in no health
+	 * group unless the application puts it there.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = { "clusterSingletonJobsHealthIndicator", "clusterSingletonJobsHealthContributor" })
+	ClusterSingletonJobsHealthIndicator clusterSingletonJobsHealthIndicator(ListableBeanFactory beanFactory) {
+		return new ClusterSingletonJobsHealthIndicator(new ExistingExecutor(beanFactory));
 	}
 
 }

@@ -32,13 +32,17 @@ import org.springframework.beans.factory.config.SingletonBeanRegistry;
  *
  * @author cluster-singleton contributors
  */
-final class ExistingExecutor implements Supplier<@Nullable ClusterSingletonExecutor> {
+public final class ExistingExecutor implements Supplier<@Nullable ClusterSingletonExecutor> {
 
 	private final ListableBeanFactory beanFactory;
 
 	private volatile String @Nullable [] beanNames;
 
-	ExistingExecutor(ListableBeanFactory beanFactory) {
+	/**
+	 * Create a supplier.
+	 * @param beanFactory the bean factory that may hold the engine
+	 */
+	public ExistingExecutor(ListableBeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}
 

@@ -16,8 +16,11 @@
 
 package io.github.clustersingleton.autoconfigure.metrics;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import io.github.clustersingleton.ClusterLeadership;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
+import io.github.clustersingleton.autoconfigure.actuate.ExistingExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.metrics.ClusterSingletonMetrics;
@@ -25,6 +28,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -32,7 +36,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of cluster-singleton's Micrometer
@@ -57,6 +63,20 @@ public final class ClusterSingletonMetricsAutoConfiguration {
 		// in applications without jobs
 		return new ClusterSingletonMetrics(meterRegistry, () -> executor.getObject().getBackend().id(),
 				() -> executor.getObject().clockOffset());
+	}
+
+	@Bean
+	ApplicationListener<ContextRefreshedEvent> clusterSingletonJobMeters(
+			ObjectProvider<ClusterSingletonMetrics> metrics, ListableBeanFactory beanFactory) {
+		ExistingExecutor executor = new ExistingExecutor(beanFactory);
+		AtomicBoolean bound = new AtomicBoolean();
+		return (event) -> {
+			ClusterSingletonExecutor existing = executor.get();
+			ClusterSingletonMetrics meters = metrics.getIfUnique();
+			if (existing != null && meters != null && bound.compareAndSet(false, true)) {
+				meters.bindJobs(existing);
+			}
+		};
 	}
 
 	@Bean
