@@ -555,15 +555,6 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	// ----
 
 	/**
-	 * Return whether the backend supports claim policies, {@code startRun},
-	 * {@code findPending} and a run ledger.
-	 * @return whether the recovery cases apply
-	 */
-	protected boolean supportsRecovery() {
-		return true;
-	}
-
-	/**
 	 * Return the round trips of one {@code findPending} call over several jobs.
 	 * @return the round trips
 	 */

@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -43,12 +44,18 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseLostException;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.StoreClockObserver;
 import io.github.clustersingleton.PartialRenewalException;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobPolicies;
 import io.github.clustersingleton.lease.LeaderElection;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -60,6 +67,7 @@ import org.springframework.scheduling.support.CronTrigger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The engine half of the contract suite: the executor and its watchdog running real jobs
@@ -517,6 +525,223 @@ public abstract class AbstractLeaseEngineContractTests {
 		})).isFalse();
 		assertThat(ran).isFalse();
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(ClusterSingletonContext::current);
+	}
+
+	/**
+	 * Return whether the backend supports claim policies, {@code startRun},
+	 * {@code findPending} and a run ledger.
+	 * @return whether the recovery and catch-up cases apply
+	 */
+	protected boolean supportsRecovery() {
+		return true;
+	}
+
+	private static final Instant BASE = Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofHours(2));
+
+	private static Instant minute(int n) {
+		return BASE.plus(Duration.ofMinutes(n));
+	}
+
+	private static JobDefinition cronJob(String name, JobPolicies policies) {
+		return JobDefinition.of(name, Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC))
+			.withPolicies(policies);
+	}
+
+	private static JobPolicies policies(MisfirePolicy misfire, int limit, RecoveryPolicy recovery, int maxAttempts,
+			Duration retryDelay) {
+		return new JobPolicies(misfire, limit, recovery, maxAttempts, retryDelay, null);
+	}
+
+	/**
+	 * What a run saw of its context.
+	 */
+	record Seen(String node, @Nullable Instant slot, int attempt, RunTrigger trigger, long fencingToken,
+			List<Instant> missedSlots) {
+
+		static Seen of(String node) {
+			ClusterSingletonContext context = ClusterSingletonContext.current();
+			return new Seen(node, context.slot().orElse(null), context.attempt(), context.trigger(),
+					context.fencingToken(), context.missedSlots());
+		}
+
+	}
+
+	@Test
+	void aRunThatDiedWithItsNodeRunsAgainOnALiveNodeWithTheSameSlotAndAHigherFence() {
+		assumeTrue(supportsRecovery());
+		String name = jobName("recover-dead");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
+		// node-a claims the slot and dies at once: its lease is never renewed or released
+		LeaseRequest dead = new LeaseRequest(name, "node-a", "dead-token", TTL, minute(1))
+			.withPolicy(job.policies().claimPolicy(), minute(0));
+		AcquireResult claimed = backend().tryAcquire(dead);
+		assertThat(claimed.isAcquired()).isTrue();
+		long died = System.nanoTime();
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor nodeB = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		nodeB.registerJob(job, () -> seen.add(Seen.of("node-b")));
+		nodeB.startBackgroundWork();
+		await().atMost(PATIENCE).until(() -> !seen.isEmpty());
+		Duration recoveredAfter = Duration.ofNanos(System.nanoTime() - died);
+		assertThat(recoveredAfter).as("re-run within 2 TTLs of the loss (plus scheduling slack)")
+			.isLessThan(TTL.multipliedBy(2).plusMillis(1500));
+		Seen run = seen.get(0);
+		assertThat(run.slot()).isEqualTo(minute(1));
+		assertThat(run.attempt()).isEqualTo(2);
+		assertThat(run.trigger()).isEqualTo(RunTrigger.RECOVERY);
+		assertThat(run.fencingToken()).isGreaterThan(claimed.fencingToken());
+		// done: nothing pending any more, and the slot is never run a third time
+		await().during(TTL.multipliedBy(2)).atMost(PATIENCE).until(() -> seen.size() == 1);
+		assertThat(backend().findPending(Map.of(name, job.policies().claimPolicy()))).isEmpty();
+	}
+
+	@Test
+	void twoLiveNodesNeverBothRecoverOneSlot() {
+		assumeTrue(supportsRecovery());
+		String name = jobName("recover-race");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 5, Duration.ZERO));
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		List<ClusterSingletonExecutor> nodes = new ArrayList<>();
+		for (String owner : List.of("node-b", "node-c", "node-d")) {
+			ClusterSingletonExecutor node = executor(owner, backend(), Clock.systemUTC(), new RecordingListener());
+			node.registerJob(job, () -> seen.add(Seen.of(owner)));
+			nodes.add(node);
+		}
+		for (int slot = 1; slot <= 3; slot++) {
+			LeaseRequest dead = new LeaseRequest(name, "node-a", "dead-" + slot, TTL, minute(slot))
+				.withPolicy(job.policies().claimPolicy(), minute(slot - 1));
+			assertThat(backend().tryAcquire(dead).isAcquired()).isTrue();
+			if (slot == 1) {
+				nodes.forEach(ClusterSingletonExecutor::startBackgroundWork);
+			}
+			int expected = slot;
+			await().atMost(PATIENCE).until(() -> seen.size() >= expected);
+			await().during(TTL).atMost(PATIENCE).until(() -> seen.size() == expected);
+		}
+		assertThat(seen).extracting(Seen::slot).containsExactly(minute(1), minute(2), minute(3));
+		assertThat(seen).extracting(Seen::attempt).containsOnly(2);
+		assertThat(seen).extracting(Seen::fencingToken).isSorted().doesNotHaveDuplicates();
+	}
+
+	@Test
+	void aFailedRunIsRetriedAfterItsRetryDelayUpToMaxAttempts() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("recover-failed");
+		JobDefinition job = cronJob(name,
+				policies(MisfirePolicy.SKIP, 10, RecoveryPolicy.FAILED, 3, Duration.ofMillis(500)));
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor.Invocation failing = () -> {
+			seen.add(Seen.of("node"));
+			throw new IllegalStateException("attempt " + ClusterSingletonContext.current().attempt() + " failed");
+		};
+		ClusterSingletonExecutor nodeA = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor nodeB = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		nodeA.registerJob(job, failing);
+		nodeB.registerJob(job, failing);
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> nodeA.execute(job, minute(1), RunTrigger.SCHEDULED, failing));
+		long failed = System.nanoTime();
+		nodeA.startBackgroundWork();
+		nodeB.startBackgroundWork();
+		await().atMost(PATIENCE).until(() -> seen.size() >= 3);
+		await().during(TTL.multipliedBy(2)).atMost(PATIENCE).until(() -> seen.size() == 3);
+		assertThat(Duration.ofNanos(System.nanoTime() - failed)).isGreaterThanOrEqualTo(Duration.ofMillis(1000));
+		assertThat(seen).extracting(Seen::attempt).containsExactly(1, 2, 3);
+		assertThat(seen).extracting(Seen::slot).containsOnly(minute(1));
+		assertThat(seen.subList(1, 3)).extracting(Seen::trigger).containsOnly(RunTrigger.RECOVERY);
+		assertThat(seen).extracting(Seen::fencingToken).isSorted().doesNotHaveDuplicates();
+		await().atMost(PATIENCE)
+			.untilAsserted(() -> assertThat(nodeA.runLedger().history(name, 10)).extracting(RunRecord::state)
+				.containsExactly(RunState.FAILED, RunState.FAILED, RunState.FAILED));
+	}
+
+	@Test
+	void runAllCatchesUpEachMissedSlotOldestFirstUpToTheLimit() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("run-all");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ALL, 3, RecoveryPolicy.NONE, 3, Duration.ZERO));
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor.Invocation record = () -> seen.add(Seen.of("node-a"));
+		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, record)).isTrue();
+		// minutes 2 to 5 were missed; the limit keeps the newest three
+		assertThat(node.execute(job, minute(6), RunTrigger.SCHEDULED, record)).isTrue();
+		assertThat(seen).extracting(Seen::slot).containsExactly(minute(1), minute(3), minute(4), minute(5), minute(6));
+		assertThat(seen).extracting(Seen::trigger)
+			.containsExactly(RunTrigger.SCHEDULED, RunTrigger.CATCH_UP, RunTrigger.CATCH_UP, RunTrigger.CATCH_UP,
+					RunTrigger.SCHEDULED);
+		assertThat(seen).extracting(Seen::fencingToken).isSorted().doesNotHaveDuplicates();
+		// the catch-up claimed the slots: a late trigger of one of them does not run it
+		assertThat(node.execute(job, minute(4), RunTrigger.SCHEDULED, record)).isFalse();
+		// no gap any more: the next slot runs alone
+		assertThat(node.execute(job, minute(7), RunTrigger.SCHEDULED, record)).isTrue();
+		assertThat(seen).hasSize(6);
+	}
+
+	@Test
+	void runOnceCatchesUpMissedSlotsWithOneRun() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("run-once");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor.Invocation record = () -> seen.add(Seen.of("node-a"));
+		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, record)).isTrue();
+		assertThat(node.execute(job, minute(5), RunTrigger.SCHEDULED, record)).isTrue();
+		assertThat(seen).hasSize(3);
+		Seen catchUp = seen.get(1);
+		assertThat(catchUp.slot()).isEqualTo(minute(4));
+		assertThat(catchUp.trigger()).isEqualTo(RunTrigger.CATCH_UP);
+		assertThat(catchUp.missedSlots()).containsExactly(minute(2), minute(3));
+		assertThat(seen.get(2).slot()).isEqualTo(minute(5));
+		assertThat(seen.get(2).trigger()).isEqualTo(RunTrigger.SCHEDULED);
+	}
+
+	@Test
+	void skipLeavesMissedSlotsAlone() throws Throwable {
+		String name = jobName("skip");
+		JobDefinition job = cronJob(name, JobPolicies.DEFAULT);
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor.Invocation record = () -> seen.add(Seen.of("node-a"));
+		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, record)).isTrue();
+		assertThat(node.execute(job, minute(5), RunTrigger.SCHEDULED, record)).isTrue();
+		assertThat(seen).extracting(Seen::slot).containsExactly(minute(1), minute(5));
+	}
+
+	@Test
+	void aStartingNodeCatchesUpTheSlotsMissedWhileNoNodeRan() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("startup-catch-up");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor before = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		assertThat(before.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		// the whole cluster was down from minute 1 on; a node starts
+		ClusterSingletonExecutor node = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		node.registerJob(job, () -> seen.add(Seen.of("node-b")));
+		node.startBackgroundWork();
+		await().atMost(PATIENCE).until(() -> !seen.isEmpty());
+		Seen catchUp = seen.get(0);
+		assertThat(catchUp.trigger()).isEqualTo(RunTrigger.CATCH_UP);
+		assertThat(catchUp.slot()).isAfter(minute(100));
+		long missed = Duration.between(minute(1), catchUp.slot()).toMinutes() - 1;
+		assertThat(catchUp.missedSlots()).hasSize((int) missed).startsWith(minute(2));
+		await().during(TTL).atMost(PATIENCE).until(() -> seen.size() == 1);
+	}
+
+	@Test
+	void aJobThatNeverRanHasNothingToCatchUp() {
+		assumeTrue(supportsRecovery());
+		String name = jobName("never-ran");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ALL, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		node.registerJob(job, () -> seen.add(Seen.of("node-b")));
+		node.startBackgroundWork();
+		await().during(TTL.multipliedBy(2)).atMost(PATIENCE).until(seen::isEmpty);
+		assertThat(backend().describe(name)).isEmpty();
 	}
 
 	private ClusterSingletonExecutor executor(String owner, LeaseBackend backend, Clock clock,
