@@ -205,7 +205,13 @@ public class ClusterSingletonEndpoint {
 		LeaseDescriptor leaseDescriptor = (info != null) ? new LeaseDescriptor(info.holder(), info.live(),
 				info.acquiredAt(), info.expiresAt(), info.fencingToken(), info.lastSlot()) : null;
 		return new JobDescriptor(job.name(), settings, leaseDescriptor, lease.error(), held.contains(job.name()),
-				this.history.runs(job.name()), lastSuccess, overdue, history, historyError);
+				this.history.runs(job.name()), lastSuccess, overdue,
+				history.stream().map(ClusterSingletonEndpoint::describe).toList(), historyError);
+	}
+
+	private static RunDescriptor describe(RunRecord run) {
+		return new RunDescriptor(run.slot(), run.attempt(), run.fencingToken(), run.owner(),
+				value(run.trigger().name()), run.state().value(), run.startedAt(), run.finishedAt(), run.error());
 	}
 
 	private static String value(String enumName) {
@@ -291,8 +297,27 @@ public class ClusterSingletonEndpoint {
 	 */
 	public record JobDescriptor(String name, SettingsDescriptor settings, @Nullable LeaseDescriptor lease,
 			@Nullable String leaseError, boolean heldByThisNode, List<ClusterSingletonRunHistory.Run> lastRuns,
-			@Nullable Instant lastSuccess, boolean overdue, List<RunRecord> history,
+			@Nullable Instant lastSuccess, boolean overdue, List<RunDescriptor> history,
 			@Nullable String historyError) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One run of a job in the cluster-wide run ledger.
+	 *
+	 * @param slot the cron slot of the run, {@code null} for a run without one
+	 * @param attempt the attempt of the slot
+	 * @param fencingToken the fencing token of the run
+	 * @param owner the node that ran it
+	 * @param trigger why it ran: {@code scheduled}, {@code catch-up}, {@code recovery} or
+	 * {@code direct}
+	 * @param state {@code running}, {@code succeeded}, {@code failed} or {@code lost}
+	 * @param startedAt when it started (its node's clock)
+	 * @param finishedAt when it ended, {@code null} while running or when lost
+	 * @param error what a failed run threw, in one line
+	 */
+	public record RunDescriptor(@Nullable Instant slot, int attempt, long fencingToken, String owner, String trigger,
+			String state, Instant startedAt, @Nullable Instant finishedAt, @Nullable String error) {
 
 	}
 

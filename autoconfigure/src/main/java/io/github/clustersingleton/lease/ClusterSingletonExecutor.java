@@ -483,8 +483,9 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	/**
 	 * Return whether no node has run a job successfully within its {@code alert-after},
-	 * judged from the cluster-wide run ledger (and, before its first success, from when
-	 * this node started watching).
+	 * judged from the cluster-wide run ledger (and, while the ledger knows no success,
+	 * from when this node started watching). Always {@code false} on a store without a
+	 * run ledger.
 	 * @param job the job
 	 * @return {@code true} when the job is overdue; {@code false} also for a job without
 	 * an alert-after
@@ -494,11 +495,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (alertAfter == null || !job.enabled()) {
 			return false;
 		}
-		Instant reference = this.monitoringSince;
-		Instant lastSuccess = this.clusterLastSuccess.get(job.name());
-		if (lastSuccess != null && lastSuccess.isAfter(reference)) {
-			reference = lastSuccess;
+		if (this.ledger.ledger() == io.github.clustersingleton.RunLedger.NONE) {
+			// without a cluster-wide ledger no node can tell
+			return false;
 		}
+		// the ledger's last success, the same for every node; before the first one, the
+		// time this node started watching
+		Instant lastSuccess = this.clusterLastSuccess.get(job.name());
+		Instant reference = (lastSuccess != null) ? lastSuccess : this.monitoringSince;
 		return Duration.between(reference, this.clock.instant()).compareTo(alertAfter) > 0;
 	}
 
@@ -757,8 +761,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				return true;
 			}
 			boolean last = i == plans.size() - 1;
-			RunCompletion completion = completion(job, job.policies().claimPolicy(), outcome, plan.attempt());
-			if (last || completion.state() == RunState.FAILED) {
+			ClaimPolicy policy = job.policies().claimPolicy();
+			RunCompletion completion = completion(job, policy, outcome, plan.attempt());
+			boolean retried = completion.state() == RunState.FAILED && policy.recovers(RunState.FAILED, plan.attempt());
+			if (last || retried) {
 				// a failure the policy retries ends the sequence: the store keeps it
 				// pending, and whoever retries it carries on with the slots after it
 				release(lease, job, last ? job.lockAtLeastFor() : Duration.ZERO, completion);

@@ -34,6 +34,7 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -110,6 +111,11 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 * Name of the gauge of this node's clock offset from the store's.
 	 */
 	public static final String CLOCK_OFFSET = "cluster.singleton.clock.offset";
+
+	/**
+	 * Name of the counter of failed run-ledger writes.
+	 */
+	public static final String LEDGER_FAILURES = "cluster.singleton.ledger.failures";
 
 	/**
 	 * Name of the gauge of overdue jobs.
@@ -301,6 +307,9 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 * @param executor the engine
 	 */
 	public void bindJobs(ClusterSingletonExecutor executor) {
+		FunctionCounter.builder(LEDGER_FAILURES, executor, ClusterSingletonExecutor::ledgerFailures)
+			.description("Writes to the cluster-wide run ledger that failed or were dropped; runs go on without them")
+			.register(this.registry);
 		for (JobDefinition job : executor.registeredJobs()) {
 			if (job.policies().alertAfter() == null) {
 				continue;

@@ -16,16 +16,24 @@
 
 package io.github.clustersingleton.autoconfigure;
 
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration;
 import io.github.clustersingleton.jdbc.JdbcLeaseBackend;
+import io.github.clustersingleton.lease.JobPolicies;
+import io.github.clustersingleton.lease.JobRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import static io.github.clustersingleton.autoconfigure.ClusterSingletonTestSupport.causeOf;
 import static io.github.clustersingleton.autoconfigure.ClusterSingletonTestSupport.h2;
@@ -88,6 +96,79 @@ class ClusterSingletonValidationTests {
 				assertThat(causeOf(context.getStartupFailure(), BindException.class))
 					.hasMessageContaining("cluster-singleton.jobs.reports.lock-at-most-for");
 			});
+	}
+
+	@Test
+	void runWithAnUnknownMisfirePropertyShouldFailNamingTheProperty() {
+		this.contextRunner.withBean(CronJob.class)
+			.withPropertyValues("cluster-singleton.jobs.billing.misfire=sometimes")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(causeOf(context.getStartupFailure(), BindException.class))
+					.hasMessageContaining("cluster-singleton.jobs.billing.misfire");
+			});
+	}
+
+	@Test
+	void runWithAnUnknownRecoveryAttributeShouldFailNamingTheJobAndTheAttribute() {
+		this.contextRunner.withBean(BadRecoveryJob.class)
+			.run((context) -> assertThat(configurationFailure(context)).hasMessageContaining("'bad-recovery'")
+				.hasMessageContaining("@ClusterSingleton(recovery) = \"lose\"")
+				.hasMessageContaining("none, lost or failed"));
+	}
+
+	@Test
+	void runWithZeroMaxAttemptsShouldFailNamingTheJobAndTheProperty() {
+		this.contextRunner.withBean(CronJob.class)
+			.withPropertyValues("cluster-singleton.jobs.billing.max-attempts=0")
+			.run((context) -> assertThat(configurationFailure(context)).hasMessageContaining("'billing'")
+				.hasMessageContaining("cluster-singleton.jobs.billing.max-attempts")
+				.hasMessageContaining("at least 1"));
+	}
+
+	@Test
+	void runWithANegativeRetryDelayShouldFailNamingTheJobAndTheProperty() {
+		this.contextRunner.withBean(CronJob.class)
+			.withPropertyValues("cluster-singleton.jobs.billing.retry-delay=-1s")
+			.run((context) -> assertThat(configurationFailure(context)).hasMessageContaining("'billing'")
+				.hasMessageContaining("cluster-singleton.jobs.billing.retry-delay"));
+	}
+
+	@Test
+	void runWithARecoveryPolicyOnAJobWithoutCronShouldFailNamingTheJob() {
+		this.contextRunner.withBean(FixedRateJob.class)
+			.withPropertyValues("cluster-singleton.jobs.rate.recovery=lost")
+			.run((context) -> assertThat(configurationFailure(context)).hasMessageContaining("'rate'")
+				.hasMessageContaining("cluster-singleton.jobs.rate.recovery")
+				.hasMessageContaining("needs a @Scheduled(cron = ...) trigger"));
+	}
+
+	@Test
+	void runWithDefaultPoliciesAppliesThemToCronJobsOnly() {
+		this.contextRunner.withBean(CronJob.class)
+			.withBean(FixedRateJob.class)
+			.withPropertyValues("cluster-singleton.default-recovery=failed",
+					"cluster-singleton.default-misfire=run-all", "cluster-singleton.jobs.billing.misfire-limit=4")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				JobRegistry registry = context.getBean(JobRegistry.class);
+				JobPolicies billing = registry.forName("billing").orElseThrow().policies();
+				assertThat(billing.recovery()).isEqualTo(RecoveryPolicy.FAILED);
+				assertThat(billing.misfire()).isEqualTo(MisfirePolicy.RUN_ALL);
+				assertThat(billing.misfireLimit()).isEqualTo(4);
+				assertThat(billing.alertAfter()).as("two periods of an hourly cron").isEqualTo(Duration.ofHours(2));
+				JobPolicies rate = registry.forName("rate").orElseThrow().policies();
+				assertThat(rate.recovery()).isEqualTo(RecoveryPolicy.NONE);
+				assertThat(rate.misfire()).isEqualTo(MisfirePolicy.SKIP);
+				assertThat(rate.alertAfter()).as("two periods of a fixed rate").isEqualTo(Duration.ofMinutes(10));
+			});
+	}
+
+	@Test
+	void runWithANonPositiveDefaultAlertAfterShouldFail() {
+		this.contextRunner.withPropertyValues("cluster-singleton.default-alert-after=0s")
+			.run((context) -> assertThat(configurationFailure(context))
+				.hasMessageContaining("cluster-singleton.default-alert-after"));
 	}
 
 	@Test
@@ -248,6 +329,33 @@ class ClusterSingletonValidationTests {
 	static class LockAtLeastForTooLongJob {
 
 		@ClusterSingleton(name = "atLeastTooLong", lockAtMostFor = "5m", lockAtLeastFor = "10m")
+		public void run() {
+		}
+
+	}
+
+	static class CronJob {
+
+		@Scheduled(cron = "0 0 * * * *", zone = "UTC")
+		@ClusterSingleton(name = "billing", lockAtMostFor = "5m")
+		public void run() {
+		}
+
+	}
+
+	static class FixedRateJob {
+
+		@Scheduled(fixedRate = 5, timeUnit = TimeUnit.MINUTES)
+		@ClusterSingleton(name = "rate", lockAtMostFor = "5m")
+		public void run() {
+		}
+
+	}
+
+	static class BadRecoveryJob {
+
+		@Scheduled(cron = "0 0 * * * *", zone = "UTC")
+		@ClusterSingleton(name = "bad-recovery", lockAtMostFor = "5m", recovery = "lose")
 		public void run() {
 		}
 

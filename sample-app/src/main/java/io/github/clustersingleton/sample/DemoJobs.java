@@ -24,6 +24,7 @@ import java.util.Locale;
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.LeaseLostException;
+import io.github.clustersingleton.RunTrigger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -43,7 +44,12 @@ import org.springframework.stereotype.Component;
  * nodes from running it back to back.</li>
  * <li>{@code long-export}: runs longer than the lease TTL, so it only survives because
  * the watchdog renews the lease while it runs.</li>
+ * <li>{@code billing}: a cron job with {@code recovery: lost} (set in
+ * {@code application.yaml}): kill the copy that runs it ({@code kill -9}) and another
+ * copy runs the same slot again, with {@code attempt=2 trigger=RECOVERY} in its log.</li>
  * </ul>
+ * {@code report} has {@code misfire: run-once}: stop every copy for a while, start one,
+ * and it runs one catch-up for the slots nobody ran.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -93,6 +99,30 @@ public class DemoJobs {
 		ClusterSingletonContext run = ClusterSingletonContext.current();
 		Instant startedAt = this.clock.instant();
 		logger.info(describe(run));
+		record(run, startedAt);
+	}
+
+	/**
+	 * A billing run that takes a while and must not be lost: with {@code recovery: lost},
+	 * a slot whose run dies with its node runs again on another node, with the same slot
+	 * (use it as the idempotency key of what the run writes) and a higher fencing token.
+	 */
+	@Scheduled(cron = "${demo.billing-cron:*/30 * * * * *}", zone = "UTC")
+	@ClusterSingleton(name = "billing")
+	public void billing() {
+		ClusterSingletonContext run = ClusterSingletonContext.current();
+		Instant startedAt = this.clock.instant();
+		Duration duration = this.properties.getBillingDuration();
+		logger.info(describe(run) + "  billing started, takes " + format(duration));
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			logger.warn("[" + node() + "] billing interrupted, leaseValid=" + run.isLeaseValid());
+			return;
+		}
+		logger.info(describe(run) + "  billing done");
 		record(run, startedAt);
 	}
 
@@ -158,8 +188,11 @@ public class DemoJobs {
 
 	private String describe(ClusterSingletonContext run) {
 		String slot = run.slot().map(Instant::toString).orElse("-");
-		return String.format(Locale.ROOT, "[%s] %-11s slot=%-20s token=%d", node(), run.jobName(), slot,
-				run.fencingToken());
+		String recovery = (run.trigger() == RunTrigger.SCHEDULED && run.attempt() == 1) ? ""
+				: " attempt=" + run.attempt() + " trigger=" + run.trigger()
+						+ (run.missedSlots().isEmpty() ? "" : " missedSlots=" + run.missedSlots());
+		return String.format(Locale.ROOT, "[%s] %-11s slot=%-20s token=%d%s", node(), run.jobName(), slot,
+				run.fencingToken(), recovery);
 	}
 
 	private String node() {

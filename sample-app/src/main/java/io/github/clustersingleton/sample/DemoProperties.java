@@ -52,6 +52,19 @@ public class DemoProperties {
 	 */
 	private Duration exportStep = Duration.ofSeconds(1);
 
+	/**
+	 * How long one billing run takes: long enough to kill the copy that runs it.
+	 */
+	private Duration billingDuration = Duration.ofSeconds(8);
+
+	public Duration getBillingDuration() {
+		return this.billingDuration;
+	}
+
+	public void setBillingDuration(Duration billingDuration) {
+		this.billingDuration = billingDuration;
+	}
+
 	public String getNode() {
 		return this.node;
 	}

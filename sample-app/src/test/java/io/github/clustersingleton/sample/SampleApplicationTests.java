@@ -22,8 +22,11 @@ import java.util.List;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.jdbc.JdbcLeaseBackend;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.JobDefinition;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -45,7 +48,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:sample-${random.uuid};DB_CLOSE_DELAY=-1",
 				"cluster-singleton.lease-ttl=2s", "demo.report-cron=* * * * * *", "demo.cleanup-delay=500ms",
-				"demo.export-cron=* * * * * *", "demo.export-steps=5", "demo.export-step=1s" })
+				"demo.export-cron=* * * * * *", "demo.export-steps=5", "demo.export-step=1s",
+				"demo.billing-cron=*/2 * * * * *", "demo.billing-duration=200ms" })
 class SampleApplicationTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(12);
@@ -105,6 +109,35 @@ class SampleApplicationTests {
 		assertThat(run.duration()).isGreaterThan(Duration.ofSeconds(4));
 		assertThat(run.leaseValid()).isTrue();
 		assertThat(run.slot()).isNotNull().isBefore(Instant.now());
+	}
+
+	@Test
+	void billingAndReportCarryTheirPoliciesFromTheConfiguration() {
+		JobDefinition billing = this.executor.registeredJobs()
+			.stream()
+			.filter((job) -> job.name().equals("billing"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(billing.policies().recovery()).isEqualTo(RecoveryPolicy.LOST);
+		JobDefinition report = this.executor.registeredJobs()
+			.stream()
+			.filter((job) -> job.name().equals("report"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(report.policies().misfire()).isEqualTo(MisfirePolicy.RUN_ONCE);
+		await().atMost(TIMEOUT).untilAsserted(() -> assertThat(this.runLog.runs("billing")).isNotEmpty());
+	}
+
+	@Test
+	void actuatorShowsTheClusterWideHistoryAndTheJobsHealth() {
+		RestClient client = RestClient.create("http://localhost:" + this.port);
+		await().atMost(TIMEOUT).untilAsserted(() -> {
+			String job = client.get().uri("/actuator/clustersingleton/report").retrieve().body(String.class);
+			assertThat(job).contains("\"history\":[{", "\"state\":\"succeeded\"", "\"misfire\":\"run-once\"",
+					"\"overdue\":false");
+		});
+		String health = client.get().uri("/actuator/health/clusterSingletonJobs").retrieve().body(String.class);
+		assertThat(health).contains("\"status\":\"UP\"");
 	}
 
 	@Test
