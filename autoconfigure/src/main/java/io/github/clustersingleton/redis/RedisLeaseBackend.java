@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * {@link LeaseBackend} that keeps leases in Redis, two keys per job:
+ * {@link LeaseBackend} that keeps leases in Redis, up to three keys per job:
  * <ul>
  * <li>{@code {<prefix>:<name>}:lease}, a hash ({@code owner}, {@code token},
  * {@code acquired_at}) that exists while the lease is held and expires by itself at the
