@@ -63,7 +63,7 @@ import org.springframework.util.Assert;
  * set of runs, scored by fencing token.</li>
  * </ul>
  * The hash tag {@code {<prefix>:<name>}} puts all keys of a job on one Redis Cluster
- * slot, so every script touches a single slot. All changes are made by the
+ * slot, so every script about one job touches a single slot. All changes are made by the
  * {@link RedisLeaseScript Lua scripts}, each atomic and one round trip: acquire (first
  * and recovery claims), start-run, renew (all leases this node holds in one call),
  * release, find-pending (all given jobs in one call), describe, force-release and the
