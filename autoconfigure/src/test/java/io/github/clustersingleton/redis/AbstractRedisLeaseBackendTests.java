@@ -25,7 +25,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,12 +43,19 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.PartialRenewalException;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -411,6 +420,187 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			}
 		}
 		return leases;
+	}
+
+	@Test
+	void runFieldsAndTheLedgerFollowTheDocumentedLayout() {
+		String job = jobName("run-layout");
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
+		LeaseRequest request = request(job, "node-a", LONG_TTL, slot).withPolicy(policy, null);
+		HeldLease lease = acquire(request);
+		String metaKey = "{cluster-singleton:" + job + "}:meta";
+		String millis = Long.toString(slot.toEpochMilli());
+		assertThat(this.admin.opsForHash().entries(metaKey))
+			.containsExactlyInAnyOrderEntriesOf(Map.of("fence", Long.toString(lease.fencingToken()), "last_slot",
+					millis, "run_slot", millis, "attempt", "1", "run_state", "running"));
+		long released = System.currentTimeMillis();
+		this.backend.release(lease, Duration.ZERO, RunCompletion.failed(Duration.ofSeconds(60)));
+		Map<Object, Object> meta = this.admin.opsForHash().entries(metaKey);
+		assertThat(meta).containsEntry("run_state", "failed").containsEntry("attempt", "1");
+		assertThat(Long.parseLong((String) meta.get("retry_at"))).isBetween(released + 55_000, released + 65_000);
+		RunRecord run = new RunRecord(job, slot, 1, 7, "node-a", RunTrigger.SCHEDULED, RunState.FAILED,
+				Instant.ofEpochMilli(1767261600123L), Instant.ofEpochMilli(1767261601456L), "boom");
+		this.backend.runLedger().record(run, 10);
+		String runsKey = "{cluster-singleton:" + job + "}:runs";
+		assertThat(this.backend.runsKey(job)).isEqualTo(runsKey);
+		assertThat(this.admin.type(runsKey).code()).isEqualTo("zset");
+		assertThat(this.admin.opsForZSet().rangeWithScores(runsKey, 0, -1)).singleElement().satisfies((entry) -> {
+			assertThat(entry.getScore()).isEqualTo(7.0);
+			assertThat(entry.getValue()).isEqualTo("{\"fencing_token\":7,\"state\":\"failed\",\"slot\":" + millis
+					+ ",\"attempt\":1,\"owner\":\"node-a\",\"trigger\":\"SCHEDULED\",\"started_at\":1767261600123,"
+					+ "\"finished_at\":1767261601456,\"error\":\"boom\"}");
+		});
+		assertThat(this.admin.getExpire(runsKey)).as("the ledger has no TTL").isEqualTo(-1L);
+	}
+
+	@Test
+	void aPolicyFreeClaimLeavesTheRunFieldsAlone() {
+		String job = jobName("no-run-fields");
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
+		acquire(request(job, "node-a", SHORT_TTL, slot).withPolicy(policy, null));
+		AcquireResult result = awaitAcquired(request(job, "node-b", LONG_TTL, slot.plusSeconds(60)));
+		assertThat(result.run()).isNull();
+		assertThat(result.lastSlot()).isNull();
+		assertThat(this.admin.opsForHash().entries("{cluster-singleton:" + job + "}:meta"))
+			.containsEntry("run_slot", Long.toString(slot.toEpochMilli()))
+			.containsEntry("run_state", "running")
+			.containsEntry("attempt", "1");
+	}
+
+	@Test
+	void theLedgerKeepsAnyTextExactly() {
+		String job = jobName("ledger-text");
+		RunLedger ledger = this.backend.runLedger();
+		String owner = "node \"a\",\"state\":\"running\" \\ ü ✓ 😀";
+		String error = "java.lang.IllegalStateException: \"state\":\"running\"\n\tat x\\y \u0001 ünïcødé";
+		Instant started = Instant.parse("2026-01-01T10:00:00.001Z");
+		RunRecord ended = new RunRecord(job, null, 2, 1, owner, RunTrigger.DIRECT, RunState.FAILED, started,
+				started.plusMillis(5), error);
+		RunRecord running = new RunRecord(job, Instant.parse("2026-01-01T10:01:00Z"), 1, 2, owner, RunTrigger.RECOVERY,
+				RunState.RUNNING, started, null, null);
+		ledger.record(ended, 5);
+		ledger.record(running, 5);
+		assertThat(ledger.history(job, 5)).containsExactly(running, ended);
+		ledger.markLost(job, 1);
+		ledger.markLost(job, 2);
+		ledger.markLost(job, 3);
+		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null), ended);
+		ledger.record(ended.finish(RunState.SUCCEEDED, started.plusSeconds(1), null), 1);
+		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null));
+		assertThat(ledger.history(job, 0)).isEmpty();
+		assertThat(ledger.lastSuccess(List.of(job))).isEmpty();
+	}
+
+	@Test
+	void aStaleHolderCanNeitherEndNorStartARun() {
+		String job = jobName("stale-holder");
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
+		LeaseRequest first = request(job, "node-a", SHORT_TTL, slot).withPolicy(policy, null);
+		HeldLease stale = acquire(first);
+		AcquireResult taken = awaitAcquired(
+				request(job, "node-b", LONG_TTL, slot.plusSeconds(60)).withPolicy(policy, slot));
+		assertThat(taken.run()).isEqualTo(new SlotRun(slot, 1, RunState.RUNNING));
+		this.backend.release(stale, Duration.ZERO, RunCompletion.failed(Duration.ZERO));
+		assertThat(this.backend.startRun(stale, slot.plusSeconds(120), 1)).isEmpty();
+		Map<Object, Object> meta = this.admin.opsForHash().entries(this.backend.metaKey(job));
+		assertThat(meta).containsEntry("run_state", "running")
+			.containsEntry("last_slot", Long.toString(slot.plusSeconds(60).toEpochMilli()))
+			.containsEntry("fence", Long.toString(taken.fencingToken()))
+			.doesNotContainKey("retry_at");
+	}
+
+	@Test
+	void findPendingAgreesWithRecoveryClaimsOnEveryRowState() {
+		long now = System.currentTimeMillis();
+		long slot = Instant.parse("2026-01-01T10:00:00Z").toEpochMilli();
+		List<ClaimPolicy> policies = List.of(new ClaimPolicy(true, false, 2, false),
+				new ClaimPolicy(false, true, 3, false), new ClaimPolicy(true, true, 3, true),
+				new ClaimPolicy(false, false, 3, true));
+		List<Map<String, String>> rows = new ArrayList<>();
+		rows.add(Map.of("fence", "1", "last_slot", Long.toString(slot)));
+		for (String state : List.of("running", "succeeded", "failed")) {
+			for (String attempt : List.of("1", "2", "3")) {
+				for (long lastSlot : List.of(slot, slot + 60_000)) {
+					for (long retryAt : List.of(now - 60_000, now + 60_000)) {
+						Map<String, String> row = new HashMap<>(
+								Map.of("fence", "1", "last_slot", Long.toString(lastSlot), "run_slot",
+										Long.toString(slot), "attempt", attempt, "run_state", state));
+						if (state.equals("failed")) {
+							row.put("retry_at", Long.toString(retryAt));
+						}
+						rows.add(row);
+					}
+				}
+			}
+		}
+		int pendingRows = 0;
+		for (ClaimPolicy policy : policies) {
+			for (Map<String, String> row : rows) {
+				String looked = jobName("agree-find");
+				String claimed = jobName("agree-claim");
+				this.admin.opsForHash().putAll(this.backend.metaKey(looked), row);
+				this.admin.opsForHash().putAll(this.backend.metaKey(claimed), row);
+				boolean pending = this.backend.findPending(Map.of(looked, policy)).contains(looked);
+				AcquireResult result = (policy.recoverLost() || policy.recoverFailed()) ? this.backend.tryAcquire(
+						LeaseRequest.recovery(claimed, "node-a", UUID.randomUUID().toString(), LONG_TTL, policy))
+						: AcquireResult.nothingPending();
+				assertThat(result.isAcquired()).as("%s on %s", policy, row).isEqualTo(pending);
+				if (pending) {
+					pendingRows++;
+					assertThat(result.lastSlot()).isEqualTo(Instant.ofEpochMilli(Long.parseLong(row.get("last_slot"))));
+					assertThat(result.run()).isEqualTo(new SlotRun(Instant.ofEpochMilli(slot),
+							Integer.parseInt(row.get("attempt")), RunState.fromValue(row.get("run_state"))));
+					Map<Object, Object> after = new HashMap<>(
+							this.admin.opsForHash().entries(this.backend.metaKey(claimed)));
+					assertThat(after.remove("fence")).isEqualTo("2");
+					Map<String, String> expected = new HashMap<>(row);
+					expected.remove("fence");
+					assertThat(after).as("a recovery claim changes nothing but the fence").isEqualTo(expected);
+				}
+			}
+		}
+		assertThat(pendingRows).as("rows with pending work").isGreaterThan(10);
+	}
+
+	@Test
+	void findPendingAndLastSuccessMakeOneCallPerSlotInACluster() {
+		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
+		Map<String, ClaimPolicy> jobs = new LinkedHashMap<>();
+		Set<Integer> slots = new HashSet<>();
+		for (int i = 0; slots.size() < 3; i++) {
+			String job = jobName("pending-slot-" + i);
+			if (slots.add(SlotHash.getSlot(clustered.leaseKey(job)))) {
+				LeaseRequest request = request(job, "node-a", SHORT_TTL, Instant.parse("2026-01-01T10:00:00Z"))
+					.withPolicy(policy, null);
+				assertThat(clustered.tryAcquire(request).isAcquired()).isTrue();
+				jobs.put(job, policy);
+				clustered.runLedger()
+					.record(new RunRecord(job, null, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED,
+							Instant.ofEpochMilli(1000), Instant.ofEpochMilli(2000 + i), null), 5);
+			}
+		}
+		List<String> names = List.copyOf(jobs.keySet());
+		await().atMost(Duration.ofSeconds(10)).until(() -> clustered.findPending(jobs).size() == 3);
+		assertThat(cluster.refused).as("the first call over several slots").hasValue(1);
+		cluster.calls.set(0);
+		assertThat(clustered.findPending(jobs)).containsExactlyInAnyOrderElementsOf(names);
+		assertThat(cluster.calls).as("one call per slot").hasValue(3);
+		cluster.calls.set(0);
+		assertThat(clustered.runLedger().lastSuccess(names)).containsOnlyKeys(names);
+		assertThat(cluster.calls).hasValue(3);
+		cluster.failingSlot = SlotHash.getSlot(clustered.leaseKey(names.get(1)));
+		assertThat(clustered.findPending(jobs)).as("the answers of the healthy shards")
+			.containsExactlyInAnyOrder(names.get(0), names.get(2));
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> clustered.runLedger().lastSuccess(names))
+			.withMessageContaining("shard down");
+		cluster.failAll = true;
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> clustered.findPending(jobs))
+			.withMessageContaining("shard down");
 	}
 
 	@Test
