@@ -17,11 +17,13 @@
 package io.github.clustersingleton.test;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.LeaseLostException;
+import io.github.clustersingleton.RunTrigger;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -59,6 +61,12 @@ public final class TestClusterSingletonContext extends ClusterSingletonContext {
 
 	private volatile @Nullable String lossReason;
 
+	private volatile int attempt = 1;
+
+	private volatile @Nullable RunTrigger trigger;
+
+	private volatile List<Instant> missedSlots = List.of();
+
 	private TestClusterSingletonContext(String jobName) {
 		this.jobName = jobName;
 	}
@@ -93,6 +101,40 @@ public final class TestClusterSingletonContext extends ClusterSingletonContext {
 	 */
 	public TestClusterSingletonContext slot(@Nullable Instant slot) {
 		this.slot = slot;
+		return this;
+	}
+
+	/**
+	 * Set which attempt at its slot the run is, as a recovery run sees it.
+	 * @param attempt the attempt, 1 for the slot's first run
+	 * @return this context
+	 */
+	public TestClusterSingletonContext attempt(int attempt) {
+		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
+		this.attempt = attempt;
+		return this;
+	}
+
+	/**
+	 * Set why the run started. Unset, it is {@link RunTrigger#SCHEDULED} for a run with a
+	 * slot and {@link RunTrigger#DIRECT} otherwise.
+	 * @param trigger the trigger
+	 * @return this context
+	 */
+	public TestClusterSingletonContext trigger(RunTrigger trigger) {
+		Assert.notNull(trigger, "'trigger' must not be null");
+		this.trigger = trigger;
+		return this;
+	}
+
+	/**
+	 * Set the other missed slots a {@code run-once} catch-up run stands for.
+	 * @param missedSlots the missed slots, oldest first
+	 * @return this context
+	 */
+	public TestClusterSingletonContext missedSlots(List<Instant> missedSlots) {
+		Assert.notNull(missedSlots, "'missedSlots' must not be null");
+		this.missedSlots = List.copyOf(missedSlots);
 		return this;
 	}
 
@@ -167,6 +209,22 @@ public final class TestClusterSingletonContext extends ClusterSingletonContext {
 	@Override
 	public Optional<Instant> slot() {
 		return Optional.ofNullable(this.slot);
+	}
+
+	@Override
+	public int attempt() {
+		return this.attempt;
+	}
+
+	@Override
+	public RunTrigger trigger() {
+		RunTrigger trigger = this.trigger;
+		return (trigger != null) ? trigger : super.trigger();
+	}
+
+	@Override
+	public List<Instant> missedSlots() {
+		return this.missedSlots;
 	}
 
 	@Override

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.LeaseLostException;
+import io.github.clustersingleton.RunTrigger;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,6 +71,25 @@ class TestClusterSingletonContextTests {
 			});
 		assertThat(ledger.entries).hasSize(1);
 		assertThat(context.isLeaseValid()).isFalse();
+	}
+
+	@Test
+	void aRecoveryRunSeesItsAttemptTriggerAndMissedSlots() throws Exception {
+		ClusterSingletonContext seen = TestClusterSingletonContext.forJob("billing")
+			.slot(SLOT)
+			.attempt(2)
+			.trigger(RunTrigger.RECOVERY)
+			.missedSlots(List.of(SLOT.minusSeconds(60)))
+			.call(ClusterSingletonContext::current);
+		assertThat(seen.attempt()).isEqualTo(2);
+		assertThat(seen.trigger()).isEqualTo(RunTrigger.RECOVERY);
+		assertThat(seen.missedSlots()).containsExactly(SLOT.minusSeconds(60));
+		ClusterSingletonContext plain = TestClusterSingletonContext.forJob("billing")
+			.slot(SLOT)
+			.call(ClusterSingletonContext::current);
+		assertThat(plain.attempt()).isEqualTo(1);
+		assertThat(plain.trigger()).isEqualTo(RunTrigger.SCHEDULED);
+		assertThat(plain.missedSlots()).isEmpty();
 	}
 
 	@Test
