@@ -30,6 +30,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.BridgeMethodResolver;
@@ -57,6 +58,12 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 	 * frames between it and this interceptor are about twenty.
 	 */
 	private static final int SCHEDULER_FRAME_DEPTH = 64;
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+			ClusterSingletonInterceptor.class.getClassLoader());
+
+	private static final String SUBSCRIBING_RUNNABLE = "org.springframework.scheduling.annotation."
+			+ "ScheduledAnnotationReactiveSupport$SubscribingRunnable";
 
 	private static final StackWalker stackWalker = StackWalker.getInstance();
 
@@ -91,6 +98,11 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 		// a guarded method called from inside another guarded run is a direct call, even
 		// when the outer run came from the scheduler
 		boolean scheduled = job.schedule() != null && ClusterSingletonContext.find().isEmpty() && calledByScheduler();
+		if (REACTOR_PRESENT && Publisher.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
+			// Spring calls a reactive @Scheduled method once and subscribes to what it
+			// returns at every trigger: each subscription is a run
+			return ReactiveRuns.guard(executor, job, invocation);
+		}
 		executor.execute(job, scheduled, invocation::proceed);
 		return null;
 	}
@@ -127,12 +139,22 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 	 * say) makes it a direct call.
 	 */
 	private static boolean calledByScheduler() {
+		return calledByScheduler(ClusterSingletonInterceptor.class.getName());
+	}
+
+	/**
+	 * Whether the first frame outside this library, Spring and Reactor, walking out from
+	 * the frames of {@code from}, is the scheduler's runnable of a scheduled method (or
+	 * of a reactive scheduled method's subscription).
+	 */
+	static boolean calledByScheduler(String from) {
 		return stackWalker.walk((frames) -> frames.limit(SCHEDULER_FRAME_DEPTH)
 			.map(StackWalker.StackFrame::getClassName)
-			.dropWhile(ClusterSingletonInterceptor.class.getName()::equals)
+			.dropWhile((className) -> !className.equals(from))
+			.dropWhile(from::equals)
 			.filter((className) -> !isInvocationInfrastructure(className))
 			.findFirst()
-			.map(SCHEDULED_METHOD_RUNNABLE::equals)
+			.map((className) -> SCHEDULED_METHOD_RUNNABLE.equals(className) || SUBSCRIBING_RUNNABLE.equals(className))
 			.orElse(false));
 	}
 
@@ -141,13 +163,13 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 	 * interceptor, reflection) without being application code that decided to call it.
 	 */
 	private static boolean isInvocationInfrastructure(String className) {
-		if (className.equals(SCHEDULED_METHOD_RUNNABLE)) {
+		if (className.equals(SCHEDULED_METHOD_RUNNABLE) || className.equals(SUBSCRIBING_RUNNABLE)) {
 			return false;
 		}
 		return className.startsWith("org.springframework.") || className.contains("$$SpringCGLIB$$")
 				|| className.startsWith("java.lang.reflect.") || className.startsWith("java.lang.invoke.")
 				|| className.startsWith("jdk.internal.reflect.") || className.startsWith("jdk.proxy")
-				|| className.startsWith("io.micrometer.observation.")
+				|| className.startsWith("io.micrometer.observation.") || className.startsWith("reactor.core.")
 				|| className.startsWith("io.github.clustersingleton.aop.");
 	}
 

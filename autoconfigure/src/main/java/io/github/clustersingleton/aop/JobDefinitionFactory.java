@@ -40,12 +40,14 @@ import io.github.clustersingleton.lease.JobPolicies;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.Schedules;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -60,6 +62,9 @@ import org.springframework.util.StringValueResolver;
 public class JobDefinitionFactory {
 
 	private static final Log logger = LogFactory.getLog(JobDefinitionFactory.class);
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
+			JobDefinitionFactory.class.getClassLoader());
 
 	private final Set<String> zonelessJobsWarned = ConcurrentHashMap.newKeySet();
 
@@ -100,7 +105,8 @@ public class JobDefinitionFactory {
 				"cluster-singleton.default-lock-at-least-for");
 		CronSlotSchedule schedule = cronSchedule(method, job);
 		JobDefinition definition = definition(job, name, atMost, atLeast, override, schedule, source);
-		return definition.withPolicies(policies(job, prefix, override, annotation, schedule, fixedRate(method, job)));
+		return definition.withPolicies(policies(job, prefix, override, annotation, isReactive(method) ? null : schedule,
+				fixedRate(method, job), schedule));
 	}
 
 	/**
@@ -130,7 +136,7 @@ public class JobDefinitionFactory {
 	}
 
 	private JobPolicies policies(String job, String prefix, @Nullable JobOverride override, ClusterSingleton annotation,
-			@Nullable CronSlotSchedule schedule, @Nullable Duration fixedRate) {
+			@Nullable CronSlotSchedule schedule, @Nullable Duration fixedRate, @Nullable CronSlotSchedule cron) {
 		JobPolicies defaults = this.defaults.policies();
 		Choice<MisfirePolicy> misfire = choose(job, (override != null) ? override.misfire() : null, prefix + "misfire",
 				annotation.misfire(), "@ClusterSingleton(misfire)", defaults.misfire(),
@@ -161,7 +167,7 @@ public class JobDefinitionFactory {
 			throw invalid(job + ": alert-after must be positive, but " + alertAfter.origin() + " is " + alert);
 		}
 		if (alert == null) {
-			alert = defaultAlertAfter(schedule, fixedRate);
+			alert = defaultAlertAfter(cron, fixedRate);
 		}
 		MisfirePolicy misfirePolicy = misfire.value();
 		RecoveryPolicy recoveryPolicy = recovery.value();
@@ -171,20 +177,30 @@ public class JobDefinitionFactory {
 			if (misfirePolicy != MisfirePolicy.SKIP) {
 				if (!misfire.isDefault()) {
 					throw invalid(job + ": " + misfire.origin() + " needs a @Scheduled(cron = ...) trigger, whose fire "
-							+ "times are the slots it catches up; this job has none");
+							+ "times are the slots it catches up, on a method that returns void (not a reactive "
+							+ "publisher); this job has none");
 				}
 				misfirePolicy = MisfirePolicy.SKIP;
 			}
 			if (recoveryPolicy != RecoveryPolicy.NONE) {
 				if (!recovery.isDefault()) {
 					throw invalid(job + ": " + recovery.origin() + " needs a @Scheduled(cron = ...) trigger, whose "
-							+ "fire times are the slots it runs again; this job has none");
+							+ "fire times are the slots it runs again, on a method that returns void (not a reactive "
+							+ "publisher); this job has none");
 				}
 				recoveryPolicy = RecoveryPolicy.NONE;
 			}
 		}
 		return new JobPolicies(misfirePolicy, misfireLimit.value(), recoveryPolicy, maxAttempts.value(),
 				retryDelay.value(), alert);
+	}
+
+	/**
+	 * Whether a method is a reactive job: it returns a {@link Publisher} and Reactor,
+	 * which guards it, is on the class path.
+	 */
+	static boolean isReactive(Method method) {
+		return REACTOR_PRESENT && Publisher.class.isAssignableFrom(method.getReturnType());
 	}
 
 	private static @Nullable Duration defaultAlertAfter(@Nullable CronSlotSchedule schedule,
@@ -368,9 +384,13 @@ public class JobDefinitionFactory {
 							+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
 		}
 		Class<?> returnType = method.getReturnType();
+		if (isReactive(method)) {
+			return;
+		}
 		if (returnType != void.class && returnType != Void.class) {
 			throw invalid(job + ": the method returns " + returnType.getName()
-					+ "; a run that another node holds is skipped and has no value to return. Make it return void");
+					+ "; a run that another node holds is skipped and has no value to return. Make it return void"
+					+ (REACTOR_PRESENT ? ", or a Publisher (Mono, Flux) for a reactive job" : ""));
 		}
 	}
 

@@ -50,6 +50,8 @@ final class ActiveRun extends ClusterSingletonContext {
 
 	private boolean interruptedByWatchdog;
 
+	private @Nullable Runnable canceller;
+
 	private final int attempt;
 
 	private final RunTrigger trigger;
@@ -130,8 +132,22 @@ final class ActiveRun extends ClusterSingletonContext {
 	 * Interrupt the run's thread, unless the run already ended; the lock makes sure a
 	 * thread that moved on to other work is never interrupted.
 	 */
+	/**
+	 * Set what stops this run instead of interrupting its thread: a reactive run, whose
+	 * work happens on whatever threads its publisher uses, is cancelled instead.
+	 * @param canceller cancels the run
+	 */
+	synchronized void cancelWith(Runnable canceller) {
+		this.canceller = canceller;
+	}
+
 	synchronized void interrupt() {
 		if (!this.finished) {
+			Runnable canceller = this.canceller;
+			if (canceller != null) {
+				canceller.run();
+				return;
+			}
 			this.interruptedByWatchdog = true;
 			this.thread.interrupt();
 		}

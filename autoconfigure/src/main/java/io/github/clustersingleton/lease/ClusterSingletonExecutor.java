@@ -35,6 +35,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
@@ -552,6 +553,22 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	/**
+	 * Return the slot of a scheduled trigger of a job on this thread: the fire time the
+	 * scheduler meant where it is known, else derived from the job's cron schedule and
+	 * this node's clock.
+	 * @param job the job
+	 * @return the slot, or {@code null} for a job without a cron schedule
+	 */
+	public @Nullable Instant slotOf(JobDefinition job) {
+		CronSlotSchedule schedule = job.schedule();
+		if (schedule == null) {
+			return null;
+		}
+		Instant fireTime = ScheduledFireTime.current();
+		return (fireTime != null) ? fireTime : schedule.slotFor(this.clock.instant(), this.settings.slotTolerance());
+	}
+
+	/**
 	 * Run a job for an explicit slot if this node gets its lease, as a direct call (no
 	 * recovery or catch-up policy applies).
 	 * @param job the job
@@ -607,6 +624,176 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			request = request.withPolicy(policy, previous);
 		}
 		return claimAndRun(job, request, trigger, invocation);
+	}
+
+	/**
+	 * Start a run whose work a reactive publisher does: acquire the job's lease now, on
+	 * the calling thread, and keep it renewed until {@link ReactiveRun#finish} is called
+	 * (on completion, error or cancellation of the subscription). A lost lease or
+	 * {@code lockAtMostFor} calls the run's canceller instead of interrupting a thread.
+	 * Recovery and misfire policies do not apply to reactive runs.
+	 * @param job the job
+	 * @param slot the slot the run claims, or {@code null}
+	 * @param trigger why the run starts
+	 * @return the run, or {@code null} when this node did not get the lease (the trigger
+	 * is skipped, as for any other job)
+	 */
+	public @Nullable ReactiveRun startReactive(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
+		if (this.closing || !job.enabled()) {
+			return null;
+		}
+		LeaderElection leader = this.leader;
+		if (leader != null && !leader.isLeader()) {
+			notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notLeader(), Duration.ZERO));
+			return null;
+		}
+		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
+				this.settings.leaseTtl(), slot, this.settings.slotTolerance());
+		long requested = System.nanoTime();
+		AcquireResult result;
+		try {
+			result = this.backend.tryAcquire(request);
+		}
+		catch (RuntimeException ex) {
+			Duration took = Duration.ofNanos(System.nanoTime() - requested);
+			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": the "
+					+ this.backend.id() + " lease store could not be reached; the next trigger tries again: "
+					+ describeFailure(ex), logger.isDebugEnabled() ? ex : null);
+			notify(() -> this.listener.acquireFailed(job, slot, ex, took));
+			return null;
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - requested);
+		notify(() -> this.listener.acquireAttempted(job, slot, result, took));
+		if (result.outcome() == AcquireResult.Outcome.CLOCK_SKEW) {
+			warnClockSkew(job, slot);
+			return null;
+		}
+		if (!result.isAcquired()) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": " + describeSkip(result)));
+			return null;
+		}
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
+		if (took.compareTo(this.settings.leaseTtl()) >= 0) {
+			releaseQuietly(lease, job);
+			return null;
+		}
+		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), requested, this.settings.leaseTtl().toNanos(),
+				1, trigger, List.of());
+		this.running.add(run);
+		ScheduledFuture<?> capTimer = this.watchdog.register(run);
+		if (capTimer == null) {
+			run.finish();
+			this.running.remove(run);
+			releaseQuietly(lease, job);
+			return null;
+		}
+		Instant startedAt = this.clock.instant();
+		RunRecord record = new RunRecord(job.name(), slot, 1, lease.fencingToken(), lease.owner(), trigger,
+				RunState.RUNNING, startedAt, null, null);
+		this.ledger.record(record);
+		return new ReactiveRun(job, run, capTimer, record, startedAt, System.nanoTime());
+	}
+
+	/**
+	 * A run whose work a reactive publisher does, started by {@link #startReactive}.
+	 */
+	public final class ReactiveRun {
+
+		private final JobDefinition job;
+
+		private final ActiveRun run;
+
+		private final ScheduledFuture<?> capTimer;
+
+		private final RunRecord record;
+
+		private final Instant startedAt;
+
+		private final long started;
+
+		private final AtomicBoolean finished = new AtomicBoolean();
+
+		private ReactiveRun(JobDefinition job, ActiveRun run, ScheduledFuture<?> capTimer, RunRecord record,
+				Instant startedAt, long started) {
+			this.job = job;
+			this.run = run;
+			this.capTimer = capTimer;
+			this.record = record;
+			this.startedAt = startedAt;
+			this.started = started;
+		}
+
+		/**
+		 * Return the context of this run.
+		 * @return the context
+		 */
+		public ClusterSingletonContext context() {
+			return this.run;
+		}
+
+		/**
+		 * Set what cancels the run's subscription when the lease is lost or
+		 * {@code lockAtMostFor} passes.
+		 * @param canceller cancels the subscription
+		 */
+		public void cancelWith(Runnable canceller) {
+			this.run.cancelWith(canceller);
+		}
+
+		/**
+		 * Call the job's method with this run's context current on this thread: a
+		 * reactive method assembles its publisher there.
+		 * @param invocation the job's method
+		 * @return what it returned
+		 * @throws Throwable what it threw
+		 */
+		public @Nullable Object invokeBound(Invocation invocation) throws Throwable {
+			ClusterSingletonContext previous = this.run.bindToThread();
+			try {
+				return invocation.proceed();
+			}
+			finally {
+				ActiveRun.restoreOnThread(previous);
+			}
+		}
+
+		/**
+		 * Return whether the run lost its lease.
+		 * @return {@code true} once the lease is lost
+		 */
+		public boolean isLost() {
+			return this.run.isLost();
+		}
+
+		/**
+		 * End the run: stop renewing, release the lease (honouring
+		 * {@code lockAtLeastFor}) and record the outcome. Only the first call counts.
+		 * @param failure what the publisher signalled, or {@code null} on completion
+		 */
+		public void finish(@Nullable Throwable failure) {
+			if (!this.finished.compareAndSet(false, true)) {
+				return;
+			}
+			this.run.finish();
+			ClusterSingletonExecutor.this.watchdog.unregister(this.run, this.capTimer);
+			ClusterSingletonExecutor.this.running.remove(this.run);
+			HeldLease lease = this.run.lease();
+			release(lease, this.job, this.job.lockAtLeastFor(), RunCompletion.none());
+			Duration duration = Duration.ofNanos(System.nanoTime() - this.started);
+			RunOutcome outcome = this.run.isLost() ? RunOutcome.LEASE_LOST
+					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
+			RunState state = switch (outcome) {
+				case SUCCESS -> RunState.SUCCEEDED;
+				case FAILURE -> RunState.FAILED;
+				case LEASE_LOST -> RunState.LOST;
+			};
+			ClusterSingletonExecutor.this.ledger.record(this.record.finish(state,
+					ClusterSingletonExecutor.this.clock.instant(), (failure != null) ? failure.toString() : null));
+			ClusterSingletonExecutor.this.notify(() -> ClusterSingletonExecutor.this.listener.runFinished(this.job,
+					lease, outcome, this.startedAt, duration, failure));
+		}
+
 	}
 
 	private static ClaimPolicy claimPolicy(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
