@@ -756,8 +756,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	/**
 	 * Start another run under a held lease: one PUT (with the resourceVersion this node
 	 * last wrote or read) that raises the fencing token and records the run, only while
-	 * the Lease carries the lease's token. A Lease this node has to read first must also
-	 * still be live by this node's observation.
+	 * the Lease carries the lease's token and has not expired by this node's observation
+	 * (as another node would judge it).
 	 */
 	@Override
 	public OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
@@ -770,9 +770,12 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		for (int i = 1; i <= CONFLICT_ATTEMPTS; i++) {
 			if (base == null) {
 				base = this.api.get(name);
-				if (base == null || !LeaseCodec.isHeldBy(base, lease) || !this.expiry.isLive(name, base)) {
+				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
 					return OptionalLong.empty();
 				}
+			}
+			if (this.expiry.hasExpired(name, base)) {
+				return OptionalLong.empty();
 			}
 			long fencingToken = LeaseCodec.fencingToken(base) + 1;
 			Instant lastSlot = LeaseCodec.lastSlot(base);

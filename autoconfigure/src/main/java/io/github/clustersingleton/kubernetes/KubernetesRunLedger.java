@@ -113,8 +113,11 @@ final class KubernetesRunLedger implements RunLedger {
 	@Override
 	public List<RunRecord> history(String jobName, int limit) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
+		if (limit <= 0) {
+			return List.of();
+		}
 		Lease lease = this.api.get(this.backend.leaseName(jobName));
-		if (lease == null || limit <= 0) {
+		if (lease == null) {
 			return List.of();
 		}
 		this.backend.checkJob(lease, jobName);

@@ -738,6 +738,31 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		assertThat(recovered.run()).isEqualTo(new SlotRun(s1, 1, RunState.RUNNING));
 	}
 
+	@Test
+	void startRunRefusesALeaseThisNodeSeesExpired() {
+		java.util.concurrent.atomic.AtomicLong nanoTime = new java.util.concurrent.atomic.AtomicLong();
+		KubernetesLeaseBackend node = new KubernetesLeaseBackend(this.client, NAMESPACE,
+				KubernetesLeaseBackend.DEFAULT_LEASE_PREFIX, Duration.ofSeconds(5), Clock.systemUTC(), 1,
+				nanoTime::get);
+		try {
+			String job = jobName("start-run-expired");
+			Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+			LeaseRequest request = request(job, "node-a", SHORT_TTL, s1).withPolicy(RECOVER_FAILED, null);
+			HeldLease lease = HeldLease.of(request, node.tryAcquire(request).fencingToken());
+			nanoTime.addAndGet(TimeUnit.MILLISECONDS.toNanos(500));
+			assertThat(node.startRun(lease, s1, 2)).isPresent();
+			// the run's write restarts the wait, as a renewal does
+			nanoTime.addAndGet(TimeUnit.MILLISECONDS.toNanos(900));
+			assertThat(node.startRun(lease, s1, 3)).isPresent();
+			nanoTime.addAndGet(TimeUnit.SECONDS.toNanos(1));
+			assertThat(node.startRun(lease, s1.plusSeconds(60), 1)).isEmpty();
+			assertThat(LeaseCodec.run(lease(job))).isEqualTo(new SlotRun(s1, 3, RunState.RUNNING));
+		}
+		finally {
+			node.close();
+		}
+	}
+
 	private static final ClaimPolicy RECOVER_FAILED = new ClaimPolicy(true, true, 3, false);
 
 	private AcquireResult awaitAcquired(KubernetesLeaseBackend backend, LeaseRequest request) {

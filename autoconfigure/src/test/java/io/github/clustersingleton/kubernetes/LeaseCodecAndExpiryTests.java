@@ -85,6 +85,22 @@ class LeaseCodecAndExpiryTests {
 	}
 
 	@Test
+	void hasExpiredOnlyJudgesTheRecordSeenLastAndRecordsNothing() {
+		AtomicLong now = new AtomicLong();
+		LeaseExpiryObserver observer = new LeaseExpiryObserver(Duration.ofSeconds(30), now::get);
+		Lease lease = lease("node-a", "1", null, RENEWED);
+		assertThat(observer.hasExpired("job", lease)).as("never seen").isFalse();
+		observer.observe("job", lease);
+		now.addAndGet(TimeUnit.SECONDS.toNanos(9));
+		assertThat(observer.hasExpired("job", lease)).isFalse();
+		Lease older = lease("node-a", "1", null, RENEWED.minusSeconds(5));
+		now.addAndGet(TimeUnit.SECONDS.toNanos(2));
+		assertThat(observer.hasExpired("job", older)).as("not the record seen last").isFalse();
+		assertThat(observer.hasExpired("job", lease)).isTrue();
+		assertThat(observer.isLive("job", lease)).isFalse();
+	}
+
+	@Test
 	void codecReadsTheRunAndJudgesPendingWorkOnTheLeaseAsRead() {
 		Instant s1 = Instant.parse("2026-11-24T05:00:00Z");
 		Instant s2 = s1.plusSeconds(60);
