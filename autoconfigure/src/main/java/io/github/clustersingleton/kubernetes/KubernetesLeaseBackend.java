@@ -799,8 +799,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				if (!isConflict(ex)) {
 					throw ex;
 				}
-				// changed since this node wrote it (a ledger entry, or a new holder):
-				// look
+				// changed since this node wrote it: a ledger entry, or a new holder
 				base = null;
 			}
 		}

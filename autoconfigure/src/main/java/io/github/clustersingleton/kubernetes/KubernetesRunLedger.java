@@ -23,7 +23,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -167,7 +167,7 @@ final class KubernetesRunLedger implements RunLedger {
 	 * exist
 	 * @param change the new runs for the current ones, or {@code null} for no change
 	 */
-	private void update(String jobName, boolean create, UnaryOperator<@Nullable List<RunRecord>> change) {
+	private void update(String jobName, boolean create, Function<List<RunRecord>, @Nullable List<RunRecord>> change) {
 		String name = this.backend.leaseName(jobName);
 		for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
 			Lease lease = this.api.get(name);
