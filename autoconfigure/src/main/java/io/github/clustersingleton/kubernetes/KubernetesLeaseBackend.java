@@ -25,9 +25,12 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -45,12 +48,16 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.PartialRenewalException;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -67,6 +74,18 @@ import org.springframework.util.Assert;
  * annotations carry what Kubernetes has no field for: {@value #FENCING_TOKEN_ANNOTATION},
  * {@value #LAST_SLOT_ANNOTATION} (an ISO-8601 instant) and
  * {@value #LEASE_TOKEN_ANNOTATION}.
+ * <p>
+ * <strong>Runs.</strong> A claim with an {@link ClaimPolicy#isActive() active policy}
+ * records the job's current run in four more annotations, in the same PUT as the claim:
+ * {@value #RUN_SLOT_ANNOTATION}, {@value #ATTEMPT_ANNOTATION},
+ * {@value #RUN_STATE_ANNOTATION} and, for a failed run, {@value #RETRY_AT_ANNOTATION}
+ * (this node's clock plus the retry delay: Kubernetes has no store clock, and a failed
+ * run's lease has been released, so no expiry observation can stand in for it). Whether
+ * work is pending is decided on the Lease as read before the PUT; the resourceVersion
+ * makes the read and the PUT one atomic step. {@link #findPending} lists the Leases with
+ * this backend's label once for all jobs. The {@link #runLedger() run ledger} is the
+ * annotation {@value #RUNS_ANNOTATION} of each job's Lease: a JSON array of its newest
+ * runs, at most {@value #MAX_LEDGER_RUNS}.
  * <p>
  * <strong>Writes.</strong> Every update is a PUT of an object read or written before,
  * carrying its {@code metadata.resourceVersion}: the API server refuses it with
@@ -105,8 +124,9 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	/**
 	 * The verbs on {@code leases} in API group {@code coordination.k8s.io} that the
 	 * application's account needs, as the documented Role grants them: the backend uses
-	 * get, create and update; list is for people and tools that look at the Leases with
-	 * the same account.
+	 * get, create and update, and list for {@link #findPending} and the ledger's
+	 * {@link RunLedger#lastSuccess last successes} (people and tools that look at the
+	 * Leases with the same account use it too).
 	 */
 	public static final List<String> RBAC_VERBS = List.of("get", "list", "create", "update");
 
@@ -129,6 +149,39 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * Annotation holding the random token of the current acquisition.
 	 */
 	public static final String LEASE_TOKEN_ANNOTATION = "cluster-singleton.io/lease-token";
+
+	/**
+	 * Annotation holding the cron slot of the job's current run, an ISO-8601 instant.
+	 */
+	public static final String RUN_SLOT_ANNOTATION = "cluster-singleton.io/run-slot";
+
+	/**
+	 * Annotation holding the attempt of the job's current run (1 for a slot's first run).
+	 */
+	public static final String ATTEMPT_ANNOTATION = "cluster-singleton.io/attempt";
+
+	/**
+	 * Annotation holding the state of the job's current run: {@code running},
+	 * {@code succeeded} or {@code failed}.
+	 */
+	public static final String RUN_STATE_ANNOTATION = "cluster-singleton.io/run-state";
+
+	/**
+	 * Annotation holding, for a failed run, from when another attempt may be claimed: an
+	 * ISO-8601 instant of the releasing node's clock.
+	 */
+	public static final String RETRY_AT_ANNOTATION = "cluster-singleton.io/retry-at";
+
+	/**
+	 * Annotation holding the job's run ledger: a JSON array of its newest runs.
+	 */
+	public static final String RUNS_ANNOTATION = "cluster-singleton.io/runs";
+
+	/**
+	 * The most runs the ledger keeps per job, whatever is asked: annotations are limited
+	 * in size (256 KiB for all of an object's annotations).
+	 */
+	public static final int MAX_LEDGER_RUNS = 20;
 
 	/**
 	 * Annotation holding the job name the Lease belongs to (its name is sanitized).
@@ -201,6 +254,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	/** Lease names of the jobs checked at startup, to reject two jobs sharing one. */
 	private final Map<String, String> jobsByLeaseName = new ConcurrentHashMap<>();
 
+	private final KubernetesRunLedger runLedger;
+
 	private volatile @Nullable ThreadPoolExecutor renewals;
 
 	/**
@@ -252,6 +307,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.requestTimeoutMillis = requestTimeout(leaseTtl).toMillis() * 2;
 		this.expiry = new LeaseExpiryObserver(leaseTtl, nanoTime);
 		this.api = new LeaseApi(this.client, namespace, this.requestTimeoutMillis, this.expiry);
+		this.runLedger = new KubernetesRunLedger(this, this.api);
 	}
 
 	@Override
@@ -342,12 +398,31 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		String name = leaseName(request.jobName());
+		for (int attempt = 1; attempt < CONFLICT_ATTEMPTS; attempt++) {
+			AcquireResult result = tryAcquireOnce(name, request);
+			if (result != null) {
+				return result;
+			}
+			// another write came between our read and our write: it may have been a
+			// claim (then the next read shows it), or only a ledger entry or a renewal
+		}
+		AcquireResult result = tryAcquireOnce(name, request);
+		return (result != null) ? result : lostRace(name, request);
+	}
+
+	/**
+	 * Read the Lease and decide; {@code null} when the write lost to another writer.
+	 */
+	private @Nullable AcquireResult tryAcquireOnce(String name, LeaseRequest request) {
 		long sent = this.nanoTime.getAsLong();
 		LeaseApi.ServerRead read = this.api.read(name);
 		Lease current = read.lease();
 		Instant serverTime = read.latestServerTime();
 		if (current != null) {
 			checkJob(current, request.jobName());
+		}
+		if (request.recovery()) {
+			return recover(name, request, current, sent);
 		}
 		if (serverTime != null && request.slotAheadOf(serverTime)) {
 			// the API server does not compare times: this check is ours, on the time
@@ -366,16 +441,76 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (holder != null && this.expiry.isLive(name, current)) {
 			return AcquireResult.held(holder);
 		}
+		ClaimPolicy policy = request.policy();
+		// judged on the Lease as read: the resourceVersion makes this and the PUT atomic
+		boolean pending = policy.isActive()
+				&& LeaseCodec.isPending(current, policy, request.previousSlot(), true, this.clock.instant());
 		long fencingToken = LeaseCodec.fencingToken(current) + 1;
+		Lease next = claim(current, request, fencingToken,
+				(slot != null) ? slot.toString() : LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
+		if (policy.isActive() && !pending && slot != null) {
+			LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, 1);
+		}
+		LeaseCodec.removeNullAnnotations(next);
+		try {
+			Lease written = this.api.update(next);
+			remember(written, request, sent);
+			return acquired(request, fencingToken, written);
+		}
+		catch (KubernetesClientException ex) {
+			if (isConflict(ex) || isNotFound(ex)) {
+				// another node wrote the Lease between our read and our write
+				return null;
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * A recovery claim: only an expired Lease with pending work is taken over, and its
+	 * last slot and run stay as they are.
+	 */
+	private @Nullable AcquireResult recover(String name, LeaseRequest request, @Nullable Lease current, long sent) {
+		if (current == null) {
+			return AcquireResult.nothingPending();
+		}
+		String holder = LeaseCodec.holder(current);
+		if (holder != null && this.expiry.isLive(name, current)) {
+			return AcquireResult.held(holder);
+		}
+		if (!LeaseCodec.isPending(current, request.policy(), null, false, this.clock.instant())) {
+			return AcquireResult.nothingPending();
+		}
+		long fencingToken = LeaseCodec.fencingToken(current) + 1;
+		Lease next = claim(current, request, fencingToken, LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
+		LeaseCodec.removeNullAnnotations(next);
+		try {
+			Lease written = this.api.update(next);
+			remember(written, request, sent);
+			return acquired(request, fencingToken, written);
+		}
+		catch (KubernetesClientException ex) {
+			if (isConflict(ex) || isNotFound(ex)) {
+				return null;
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * The Lease as a claim leaves it: this request's holder, tokens and duration; run
+	 * annotations as they were.
+	 */
+	private Lease claim(Lease current, LeaseRequest request, long fencingToken, @Nullable String lastSlot) {
 		ZonedDateTime now = now(current);
 		LeaseSpec spec = current.getSpec();
+		String holder = LeaseCodec.holder(current);
 		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
-		Lease next = new LeaseBuilder(current).editMetadata()
+		return new LeaseBuilder(current).editMetadata()
 			.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
 			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
 			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
-			.addToAnnotations(LAST_SLOT_ANNOTATION,
-					(slot != null) ? slot.toString() : LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION))
+			.addToAnnotations(LAST_SLOT_ANNOTATION, lastSlot)
 			.endMetadata()
 			.editOrNewSpec()
 			.withHolderIdentity(request.owner())
@@ -385,22 +520,20 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.withLeaseTransitions(request.owner().equals(holder) ? transitions : transitions + 1)
 			.endSpec()
 			.build();
-		LeaseCodec.removeNullAnnotations(next);
-		try {
-			Lease written = this.api.update(next);
-			remember(written, request, sent);
-			return AcquireResult.acquired(fencingToken);
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex) || isNotFound(ex)) {
-				// another node wrote the Lease between our read and our write: it won
-				return lostRace(name, request);
-			}
-			throw ex;
-		}
 	}
 
-	private AcquireResult create(String name, LeaseRequest request, long sent) {
+	/**
+	 * The result of a successful claim: as before claim policies when the request has
+	 * none, else with the last slot and run the written Lease records.
+	 */
+	private static AcquireResult acquired(LeaseRequest request, long fencingToken, Lease written) {
+		if (!request.policy().isActive()) {
+			return AcquireResult.acquired(fencingToken);
+		}
+		return AcquireResult.acquired(fencingToken, LeaseCodec.lastSlot(written), LeaseCodec.run(written));
+	}
+
+	private @Nullable AcquireResult create(String name, LeaseRequest request, long sent) {
 		ZonedDateTime now = now();
 		Instant slot = request.slot();
 		Lease lease = new LeaseBuilder().withNewMetadata()
@@ -420,18 +553,22 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.build();
 		if (slot != null) {
 			lease.getMetadata().getAnnotations().put(LAST_SLOT_ANNOTATION, slot.toString());
+			if (request.policy().isActive()) {
+				// a new Lease has no run yet, so nothing is pending
+				LeaseCodec.startRun(lease.getMetadata().getAnnotations(), slot, 1);
+			}
 		}
 		try {
 			Lease created = this.api.create(lease);
 			remember(created, request, sent);
 			// no fencing-token annotation yet: this first token comes from the API
 			// server's creation time, so that it exceeds the tokens of a deleted Lease
-			return AcquireResult.acquired(LeaseCodec.fencingToken(created));
+			return acquired(request, LeaseCodec.fencingToken(created), created);
 		}
 		catch (KubernetesClientException ex) {
 			if (isConflict(ex)) {
-				// another node created it first
-				return lostRace(name, request);
+				// another node created it first: the next read shows it
+				return null;
 			}
 			if (isNotFound(ex)) {
 				throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
@@ -544,8 +681,19 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	@Override
 	public void release(HeldLease lease, Duration lockAtLeastFor) {
+		release(lease, lockAtLeastFor, RunCompletion.none());
+	}
+
+	/**
+	 * Release the lease as {@link #release(HeldLease, Duration)} does, and in the same
+	 * PUT record how the run ended; a failed run's {@value #RETRY_AT_ANNOTATION} is this
+	 * node's clock plus the retry delay.
+	 */
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
+		Assert.notNull(completion, "'completion' must not be null");
 		String name = leaseName(lease.jobName());
 		Held known = this.held.remove(lease.leaseToken());
 		Lease base = (known != null) ? known.lease() : null;
@@ -573,6 +721,19 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 					.endSpec();
 				next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
 			}
+			RunState state = completion.state();
+			if (state != null) {
+				next.editMetadata().addToAnnotations(RUN_STATE_ANNOTATION, state.value()).endMetadata();
+				if (state == RunState.FAILED) {
+					next.editMetadata()
+						.addToAnnotations(RETRY_AT_ANNOTATION,
+								this.clock.instant().plus(completion.retryDelay()).toString())
+						.endMetadata();
+				}
+				else {
+					next.editMetadata().removeFromAnnotations(RETRY_AT_ANNOTATION).endMetadata();
+				}
+			}
 			try {
 				this.api.update(next.build());
 				return;
@@ -590,6 +751,128 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 		throw new IllegalStateException("cluster-singleton could not release the Kubernetes Lease '" + name
 				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+	}
+
+	/**
+	 * Start another run under a held lease: one PUT (with the resourceVersion this node
+	 * last wrote or read) that raises the fencing token and records the run, only while
+	 * the Lease carries the lease's token and has not expired by this node's observation
+	 * (as another node would judge it).
+	 */
+	@Override
+	public OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.notNull(slot, "'slot' must not be null");
+		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
+		String name = leaseName(lease.jobName());
+		Held known = this.held.get(lease.leaseToken());
+		Lease base = (known != null) ? known.lease() : null;
+		for (int i = 1; i <= CONFLICT_ATTEMPTS; i++) {
+			if (base == null) {
+				base = this.api.get(name);
+				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
+					return OptionalLong.empty();
+				}
+			}
+			if (this.expiry.hasExpired(name, base)) {
+				return OptionalLong.empty();
+			}
+			long fencingToken = LeaseCodec.fencingToken(base) + 1;
+			Instant lastSlot = LeaseCodec.lastSlot(base);
+			Lease next = new LeaseBuilder(base).editMetadata()
+				.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
+				.addToAnnotations(LAST_SLOT_ANNOTATION,
+						(lastSlot == null || slot.isAfter(lastSlot)) ? slot.toString() : lastSlot.toString())
+				.endMetadata()
+				.build();
+			LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, attempt);
+			try {
+				Lease written = this.api.update(next);
+				this.held.computeIfPresent(lease.leaseToken(), (token, held) -> new Held(written, held.acquiredAt()));
+				return OptionalLong.of(fencingToken);
+			}
+			catch (KubernetesClientException ex) {
+				if (isNotFound(ex)) {
+					forget(lease);
+					return OptionalLong.empty();
+				}
+				if (!isConflict(ex)) {
+					throw ex;
+				}
+				// changed since this node wrote it: a ledger entry, or a new holder
+				base = null;
+			}
+		}
+		throw new IllegalStateException("cluster-singleton could not start a run under the Kubernetes Lease '" + name
+				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts while still held by this run");
+	}
+
+	/**
+	 * Find the jobs with pending work with one LIST of the Leases labelled
+	 * {@value #MANAGED_BY_LABEL}{@code =cluster-singleton} in the namespace, whatever the
+	 * number of jobs. A Lease is expired when this node has seen it unchanged for its
+	 * duration; a failed run's retry time is compared with this node's clock.
+	 */
+	@Override
+	public Set<String> findPending(Map<String, ClaimPolicy> policies) {
+		Assert.notNull(policies, "'policies' must not be null");
+		if (policies.isEmpty()) {
+			return Set.of();
+		}
+		Map<String, Lease> leases = listLeases();
+		Instant now = this.clock.instant();
+		Set<String> pending = new LinkedHashSet<>();
+		policies.forEach((jobName, policy) -> {
+			String name = leaseName(jobName);
+			Lease lease = leases.get(name);
+			if (lease == null || !jobName.equals(LeaseCodec.annotation(lease, JOB_NAME_ANNOTATION))) {
+				return;
+			}
+			if (LeaseCodec.holder(lease) != null && this.expiry.isLive(name, lease)) {
+				return;
+			}
+			if (LeaseCodec.isPending(lease, policy, null, false, now)) {
+				pending.add(jobName);
+			}
+		});
+		return pending;
+	}
+
+	/**
+	 * Return the run ledger kept in the {@value #RUNS_ANNOTATION} annotation of each
+	 * job's Lease.
+	 */
+	@Override
+	public RunLedger runLedger() {
+		return this.runLedger;
+	}
+
+	/**
+	 * List this backend's Leases of the namespace in one request, by name.
+	 */
+	Map<String, Lease> listLeases() {
+		Map<String, Lease> leases = new LinkedHashMap<>();
+		for (Lease lease : this.api.list(MANAGED_BY_LABEL, "cluster-singleton")) {
+			leases.put(lease.getMetadata().getName(), lease);
+		}
+		return leases;
+	}
+
+	/**
+	 * Return a Lease for a job that nobody holds, to create for its run ledger when the
+	 * job never had a lease.
+	 */
+	Lease newLease(String jobName) {
+		return new LeaseBuilder().withNewMetadata()
+			.withName(leaseName(jobName))
+			.withNamespace(this.namespace)
+			.addToLabels(MANAGED_BY_LABEL, "cluster-singleton")
+			.addToAnnotations(JOB_NAME_ANNOTATION, jobName)
+			.endMetadata()
+			.withNewSpec()
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build();
 	}
 
 	private Duration remaining(Lease lease, @Nullable Held known, Duration lockAtLeastFor) {
@@ -705,7 +988,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.held.remove(lease.leaseToken());
 	}
 
-	private void checkJob(Lease lease, String jobName) {
+	void checkJob(Lease lease, String jobName) {
 		String owner = LeaseCodec.annotation(lease, JOB_NAME_ANNOTATION);
 		if (owner == null) {
 			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +38,8 @@ import org.springframework.util.Assert;
 
 /**
  * The requests of the Kubernetes backend to the API server, for the Leases of one
- * namespace: reads (with the server's {@code Date}), creates and conditional updates.
- * Every Lease read or written is shown to the {@link LeaseExpiryObserver}.
+ * namespace: reads (with the server's {@code Date}), lists, creates and conditional
+ * updates. Every Lease read or written is shown to the {@link LeaseExpiryObserver}.
  *
  * @author cluster-singleton contributors
  */
@@ -160,6 +161,20 @@ final class LeaseApi {
 			this.expiry.observe(name, lease);
 		}
 		return lease;
+	}
+
+	/**
+	 * List the Leases of the namespace that carry a label, in one request.
+	 * @param label the label's key
+	 * @param value its value
+	 * @return the Leases
+	 */
+	List<Lease> list(String label, String value) {
+		List<Lease> leases = this.client.leases().inNamespace(this.namespace).withLabel(label, value).list().getItems();
+		for (Lease lease : leases) {
+			this.expiry.observe(lease.getMetadata().getName(), lease);
+		}
+		return leases;
 	}
 
 	Lease update(Lease lease) {

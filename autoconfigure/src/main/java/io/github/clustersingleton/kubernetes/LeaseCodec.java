@@ -24,17 +24,25 @@ import java.util.Objects;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
 import org.jspecify.annotations.Nullable;
 
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.ATTEMPT_ANNOTATION;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCING_TOKENS_PER_SECOND;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LAST_SLOT_ANNOTATION;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RETRY_AT_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUN_SLOT_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUN_STATE_ANNOTATION;
 
 /**
  * Reads what cluster-singleton keeps in a Lease: the holder in its spec, and the fencing
- * token, last slot and lease token in its {@code cluster-singleton.io/*} annotations.
+ * token, last slot, lease token and the job's current run (run slot, attempt, run state,
+ * retry time) in its {@code cluster-singleton.io/*} annotations.
  *
  * @author cluster-singleton contributors
  */
@@ -113,7 +121,11 @@ final class LeaseCodec {
 	}
 
 	static @Nullable Instant lastSlot(Lease lease) {
-		String value = annotation(lease, LAST_SLOT_ANNOTATION);
+		return instant(lease, LAST_SLOT_ANNOTATION);
+	}
+
+	private static @Nullable Instant instant(Lease lease, String key) {
+		String value = annotation(lease, key);
 		if (value == null || value.isBlank()) {
 			return null;
 		}
@@ -121,9 +133,78 @@ final class LeaseCodec {
 			return Instant.parse(value.strip());
 		}
 		catch (DateTimeParseException ex) {
-			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
-					+ "' has an unreadable " + LAST_SLOT_ANNOTATION + " annotation '" + value + "'", ex);
+			throw unreadable(lease, key, value, ex);
 		}
+	}
+
+	/**
+	 * The job's current run as the Lease records it: {@code null} until a claim with an
+	 * active policy wrote a run slot.
+	 */
+	static @Nullable SlotRun run(Lease lease) {
+		Instant slot = instant(lease, RUN_SLOT_ANNOTATION);
+		if (slot == null) {
+			return null;
+		}
+		String attempt = annotation(lease, ATTEMPT_ANNOTATION);
+		String state = annotation(lease, RUN_STATE_ANNOTATION);
+		try {
+			return new SlotRun(slot, (attempt != null) ? Integer.parseInt(attempt.strip()) : 1,
+					(state != null) ? RunState.fromValue(state.strip()) : RunState.RUNNING);
+		}
+		catch (IllegalArgumentException ex) {
+			throw unreadable(lease, ATTEMPT_ANNOTATION + "/" + RUN_STATE_ANNOTATION, attempt + "/" + state, ex);
+		}
+	}
+
+	/**
+	 * Write a run that starts into a Lease's annotations: the slot's given attempt,
+	 * running, with no retry time.
+	 */
+	static void startRun(Map<String, String> annotations, Instant slot, int attempt) {
+		annotations.put(RUN_SLOT_ANNOTATION, slot.toString());
+		annotations.put(ATTEMPT_ANNOTATION, Integer.toString(attempt));
+		annotations.put(RUN_STATE_ANNOTATION, RunState.RUNNING.value());
+		annotations.remove(RETRY_AT_ANNOTATION);
+	}
+
+	/**
+	 * Whether the Lease, as read before a claim, has work pending under a policy (the
+	 * predicate of {@link ClaimPolicy}); the Lease's expiry is judged elsewhere.
+	 * @param lease the Lease as read
+	 * @param policy the job's policy
+	 * @param previousSlot the request's previous cron slot (first claims only)
+	 * @param firstClaim whether this is a first claim: a failed run is taken over at
+	 * once, and unclaimed slots count
+	 * @param now this node's time, for the retry time of a failed run
+	 */
+	static boolean isPending(Lease lease, ClaimPolicy policy, @Nullable Instant previousSlot, boolean firstClaim,
+			Instant now) {
+		SlotRun run = run(lease);
+		if (run == null || !policy.isActive()) {
+			return false;
+		}
+		Instant lastSlot = lastSlot(lease);
+		boolean recoverable = false;
+		if (run.attempt() < policy.maxAttempts()) {
+			if (run.state() == RunState.RUNNING) {
+				recoverable = policy.recoverLost();
+			}
+			else if (run.state() == RunState.FAILED && policy.recoverFailed()) {
+				Instant retryAt = instant(lease, RETRY_AT_ANNOTATION);
+				recoverable = firstClaim || retryAt == null || !retryAt.isAfter(now);
+			}
+		}
+		boolean gap = (policy.recoverLost() || policy.recoverFailed()) && lastSlot != null
+				&& run.slot().isBefore(lastSlot);
+		boolean unclaimed = policy.catchUp() && firstClaim && previousSlot != null && lastSlot != null
+				&& lastSlot.isBefore(previousSlot);
+		return recoverable || gap || unclaimed;
+	}
+
+	private static IllegalStateException unreadable(Lease lease, String key, String value, Exception cause) {
+		return new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
+				+ "' has an unreadable " + key + " annotation '" + value + "'", cause);
 	}
 
 	static int seconds(Duration duration) {

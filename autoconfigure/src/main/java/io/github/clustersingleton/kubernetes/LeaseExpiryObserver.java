@@ -69,10 +69,25 @@ final class LeaseExpiryObserver {
 			observe(name, lease);
 			return true;
 		}
+		return !hasLasted(seen, lease);
+	}
+
+	/**
+	 * Whether this node has seen exactly the Lease's current record, last, for at least
+	 * its duration. Unlike {@link #isLive} this records nothing, so it may be asked about
+	 * a copy of a Lease this node wrote earlier: a record that is not the one this node
+	 * saw last does not count as expired.
+	 */
+	boolean hasExpired(String name, Lease lease) {
+		Observation seen = this.observations.get(name);
+		return seen != null && seen.record().equals(LeaseCodec.record(lease)) && hasLasted(seen, lease);
+	}
+
+	private boolean hasLasted(Observation seen, Lease lease) {
 		Integer duration = (lease.getSpec() != null) ? lease.getSpec().getLeaseDurationSeconds() : null;
 		long durationNanos = (duration != null && duration > 0) ? TimeUnit.SECONDS.toNanos(duration)
 				: this.leaseTtl.toNanos();
-		return this.nanoTime.getAsLong() - seen.observedAt() < durationNanos;
+		return this.nanoTime.getAsLong() - seen.observedAt() >= durationNanos;
 	}
 
 	private record Observation(String record, long observedAt) {

@@ -17,7 +17,8 @@
 /**
  * Kubernetes lease backend: one {@code coordination.k8s.io/v1} Lease per job, written
  * with optimistic concurrency (every write carries the object's {@code resourceVersion}),
- * through the fabric8 Kubernetes client.
+ * through the fabric8 Kubernetes client. The job's current run and its run ledger live in
+ * annotations of the same Lease.
  */
 @NullMarked
 package io.github.clustersingleton.kubernetes;

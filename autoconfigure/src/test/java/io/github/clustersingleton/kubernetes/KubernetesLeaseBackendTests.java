@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -52,10 +54,16 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -556,6 +564,206 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 			counting.close();
 		}
 	}
+
+	@Test
+	void theRunIsWrittenInTheClaimsOwnRequestsAndTheOutcomeInTheRelease() {
+		String job = jobName("run-annotations");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		Instant s2 = s1.plusSeconds(60);
+		LeaseRequest first = request(job, "node-a", LONG_TTL, s1).withPolicy(RECOVER_FAILED, null);
+		resetRoundTrips();
+		AcquireResult result = this.backend.tryAcquire(first);
+		assertThat(roundTrips()).as("GET and POST").isEqualTo(2);
+		assertThat(result.run()).isEqualTo(new SlotRun(s1, 1, RunState.RUNNING));
+		assertThat(lease(job).getMetadata().getAnnotations())
+			.containsEntry(KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, s1.toString())
+			.containsEntry(KubernetesLeaseBackend.ATTEMPT_ANNOTATION, "1")
+			.containsEntry(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, "running")
+			.doesNotContainKey(KubernetesLeaseBackend.RETRY_AT_ANNOTATION);
+		resetRoundTrips();
+		Instant released = Instant.now();
+		this.backend.release(HeldLease.of(first, result.fencingToken()), Duration.ZERO,
+				RunCompletion.failed(Duration.ofMinutes(1)));
+		assertThat(roundTrips()).as("one PUT").isEqualTo(1);
+		Map<String, String> annotations = lease(job).getMetadata().getAnnotations();
+		assertThat(annotations).containsEntry(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, "failed")
+			.doesNotContainKey(KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION);
+		// the node's clock: Kubernetes has none to offer
+		assertThat(Instant.parse(annotations.get(KubernetesLeaseBackend.RETRY_AT_ANNOTATION)))
+			.isBetween(released.plusSeconds(59), Instant.now().plusSeconds(61));
+		LeaseRequest next = request(job, "node-b", LONG_TTL, s2).withPolicy(RECOVER_FAILED, s1);
+		resetRoundTrips();
+		AcquireResult taken = this.backend.tryAcquire(next);
+		assertThat(roundTrips()).as("GET and PUT").isEqualTo(2);
+		assertThat(taken.run()).isEqualTo(new SlotRun(s1, 1, RunState.FAILED));
+		assertThat(lease(job).getMetadata().getAnnotations())
+			.containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION, s2.toString())
+			.containsEntry(KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, s1.toString())
+			.containsEntry(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, "failed");
+		this.backend.release(HeldLease.of(next, taken.fencingToken()), Duration.ZERO, RunCompletion.succeeded());
+		assertThat(lease(job).getMetadata().getAnnotations())
+			.containsEntry(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, "succeeded")
+			.doesNotContainKey(KubernetesLeaseBackend.RETRY_AT_ANNOTATION);
+	}
+
+	@Test
+	void aClaimWithoutAPolicyWritesNoRun() {
+		String job = jobName("no-run");
+		LeaseRequest request = request(job, "node-a", LONG_TTL, Instant.parse("2026-01-01T10:00:00Z"));
+		AcquireResult result = this.backend.tryAcquire(request);
+		assertThat(result.run()).isNull();
+		assertThat(lease(job).getMetadata().getAnnotations()).doesNotContainKeys(
+				KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, KubernetesLeaseBackend.ATTEMPT_ANNOTATION,
+				KubernetesLeaseBackend.RUN_STATE_ANNOTATION);
+		this.backend.release(HeldLease.of(request, result.fencingToken()), Duration.ZERO, RunCompletion.succeeded());
+	}
+
+	@Test
+	void findPendingIsOneListOfTheBackendsLabel() {
+		String job = jobName("pending-list");
+		LeaseRequest request = request(job, "node-a", LONG_TTL, Instant.parse("2026-01-01T10:00:00Z"))
+			.withPolicy(RECOVER_FAILED, null);
+		this.backend.release(HeldLease.of(request, this.backend.tryAcquire(request).fencingToken()), Duration.ZERO,
+				RunCompletion.failed(Duration.ZERO));
+		this.sent.clear();
+		assertThat(this.backend.findPending(Map.of(job, RECOVER_FAILED, jobName("never"), RECOVER_FAILED)))
+			.containsExactly(job);
+		assertThat(this.sent).singleElement().satisfies((request0) -> {
+			assertThat(request0.method()).isEqualTo("GET");
+			assertThat(request0.path()).startsWith("/apis/coordination.k8s.io/v1/namespaces/" + NAMESPACE + "/leases?")
+				.contains("labelSelector=app.kubernetes.io%2Fmanaged-by%3Dcluster-singleton");
+		});
+		this.sent.clear();
+		assertThat(this.backend.findPending(Map.of())).isEmpty();
+		assertThat(this.sent).isEmpty();
+	}
+
+	@Test
+	void theLedgerIsOneAnnotationWithAtMostTwentyRuns() {
+		String job = jobName("ledger-size");
+		Instant start = Instant.parse("2026-01-01T10:00:00Z");
+		for (int fence = 1; fence <= 25; fence++) {
+			this.backend.runLedger()
+				.record(new RunRecord(job, null, 1, fence, "node-a", RunTrigger.DIRECT, RunState.SUCCEEDED,
+						start.plusSeconds(fence), start.plusSeconds(fence + 1), null), 100);
+		}
+		assertThat(this.backend.runLedger().history(job, 100)).hasSize(KubernetesLeaseBackend.MAX_LEDGER_RUNS)
+			.extracting(RunRecord::fencingToken)
+			.startsWith(25L, 24L)
+			.endsWith(6L);
+		Lease lease = lease(job);
+		assertThat(LeaseCodec.holder(lease)).as("a Lease created for the ledger is held by nobody").isNull();
+		JsonNode runs = json.readTree(lease.getMetadata().getAnnotations().get(KubernetesLeaseBackend.RUNS_ANNOTATION));
+		assertThat(runs.isArray()).isTrue();
+		assertThat(runs.size()).isEqualTo(20);
+		assertThat(runs.get(0).path("fencingToken").asLong()).isEqualTo(25);
+		assertThat(runs.get(0).path("state").asString()).isEqualTo("succeeded");
+		// a claim of the job takes the Lease the ledger created, and keeps the ledger
+		HeldLease held = acquire(request(job, "node-a"));
+		assertThat(this.backend.runLedger().history(job, 1)).extracting(RunRecord::fencingToken).containsExactly(25L);
+		this.backend.release(held, Duration.ZERO);
+	}
+
+	@Test
+	void aLedgerWriteBetweenTheReadAndThePutOfAClaimDoesNotCostTheClaim() {
+		String job = jobName("ledger-race");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		RunRecord run = new RunRecord(job, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
+				s1.plusSeconds(1), null);
+		this.backend.runLedger().record(run, 10);
+		// the clock is read to judge pending work, between the claim's read and its PUT
+		AtomicReference<Runnable> onClockRead = new AtomicReference<>(
+				() -> this.backend.runLedger().record(run.finish(RunState.SUCCEEDED, s1.plusSeconds(2), null), 10));
+		Clock clock = new Clock() {
+
+			@Override
+			public ZoneOffset getZone() {
+				return ZoneOffset.UTC;
+			}
+
+			@Override
+			public Clock withZone(java.time.ZoneId zone) {
+				return this;
+			}
+
+			@Override
+			public Instant instant() {
+				Runnable action = onClockRead.getAndSet(null);
+				if (action != null) {
+					action.run();
+				}
+				return Instant.now();
+			}
+
+		};
+		KubernetesLeaseBackend node = newBackend(clock);
+		try {
+			LeaseRequest request = request(job, "node-b", LONG_TTL, s1.plusSeconds(60)).withPolicy(RECOVER_FAILED, s1);
+			resetRoundTrips();
+			AcquireResult result = node.tryAcquire(request);
+			assertThat(onClockRead.get()).as("the ledger was written in between").isNull();
+			assertThat(result.isAcquired()).isTrue();
+			assertThat(roundTrips()).as("GET, PUT (409), the ledger's GET and PUT, GET, PUT").isEqualTo(6);
+			assertThat(node.runLedger().history(job, 10)).singleElement()
+				.extracting(RunRecord::finishedAt)
+				.isEqualTo(s1.plusSeconds(2));
+			node.release(HeldLease.of(request, result.fencingToken()), Duration.ZERO, RunCompletion.succeeded());
+		}
+		finally {
+			node.close();
+		}
+	}
+
+	@Test
+	void ledgerWritesDoNotKeepADeadHoldersLeaseAlive() {
+		String job = jobName("ledger-alive");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		ClaimPolicy policy = RECOVER_FAILED;
+		LeaseRequest request = request(job, "node-a", SHORT_TTL, s1).withPolicy(policy, null);
+		long fence = this.backend.tryAcquire(request).fencingToken();
+		RunRecord run = new RunRecord(job, s1, 1, fence, "node-a", RunTrigger.SCHEDULED, RunState.RUNNING,
+				Instant.now(), null, null);
+		AtomicReference<Set<String>> pending = new AtomicReference<>(Set.of());
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> {
+			// the holder is dead, but its ledger entry keeps being rewritten
+			this.backend.runLedger().record(run, 10);
+			pending.set(this.backend.findPending(Map.of(job, policy)));
+			return pending.get().contains(job);
+		});
+		this.backend.runLedger().markLost(job, fence);
+		assertThat(this.backend.runLedger().history(job, 1)).extracting(RunRecord::state)
+			.containsExactly(RunState.LOST);
+		AcquireResult recovered = this.backend
+			.tryAcquire(LeaseRequest.recovery(job, "node-b", UUID.randomUUID().toString(), LONG_TTL, policy));
+		assertThat(recovered.run()).isEqualTo(new SlotRun(s1, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void startRunRefusesALeaseThisNodeSeesExpired() {
+		java.util.concurrent.atomic.AtomicLong nanoTime = new java.util.concurrent.atomic.AtomicLong();
+		KubernetesLeaseBackend node = new KubernetesLeaseBackend(this.client, NAMESPACE,
+				KubernetesLeaseBackend.DEFAULT_LEASE_PREFIX, Duration.ofSeconds(5), Clock.systemUTC(), 1,
+				nanoTime::get);
+		try {
+			String job = jobName("start-run-expired");
+			Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+			LeaseRequest request = request(job, "node-a", SHORT_TTL, s1).withPolicy(RECOVER_FAILED, null);
+			HeldLease lease = HeldLease.of(request, node.tryAcquire(request).fencingToken());
+			nanoTime.addAndGet(TimeUnit.MILLISECONDS.toNanos(500));
+			assertThat(node.startRun(lease, s1, 2)).isPresent();
+			// the run's write restarts the wait, as a renewal does
+			nanoTime.addAndGet(TimeUnit.MILLISECONDS.toNanos(900));
+			assertThat(node.startRun(lease, s1, 3)).isPresent();
+			nanoTime.addAndGet(TimeUnit.SECONDS.toNanos(1));
+			assertThat(node.startRun(lease, s1.plusSeconds(60), 1)).isEmpty();
+			assertThat(LeaseCodec.run(lease(job))).isEqualTo(new SlotRun(s1, 3, RunState.RUNNING));
+		}
+		finally {
+			node.close();
+		}
+	}
+
+	private static final ClaimPolicy RECOVER_FAILED = new ClaimPolicy(true, true, 3, false);
 
 	private AcquireResult awaitAcquired(KubernetesLeaseBackend backend, LeaseRequest request) {
 		java.util.concurrent.atomic.AtomicReference<AcquireResult> result = new java.util.concurrent.atomic.AtomicReference<>();

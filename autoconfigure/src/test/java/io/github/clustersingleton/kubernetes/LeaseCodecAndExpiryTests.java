@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.github.clustersingleton.ClaimPolicy;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,6 +82,73 @@ class LeaseCodecAndExpiryTests {
 			.build();
 		now.addAndGet(TimeUnit.SECONDS.toNanos(1));
 		assertThat(observer.isLive("job", labelled)).isFalse();
+	}
+
+	@Test
+	void hasExpiredOnlyJudgesTheRecordSeenLastAndRecordsNothing() {
+		AtomicLong now = new AtomicLong();
+		LeaseExpiryObserver observer = new LeaseExpiryObserver(Duration.ofSeconds(30), now::get);
+		Lease lease = lease("node-a", "1", null, RENEWED);
+		assertThat(observer.hasExpired("job", lease)).as("never seen").isFalse();
+		observer.observe("job", lease);
+		now.addAndGet(TimeUnit.SECONDS.toNanos(9));
+		assertThat(observer.hasExpired("job", lease)).isFalse();
+		Lease older = lease("node-a", "1", null, RENEWED.minusSeconds(5));
+		now.addAndGet(TimeUnit.SECONDS.toNanos(2));
+		assertThat(observer.hasExpired("job", older)).as("not the record seen last").isFalse();
+		assertThat(observer.hasExpired("job", lease)).isTrue();
+		assertThat(observer.isLive("job", lease)).isFalse();
+	}
+
+	@Test
+	void codecReadsTheRunAndJudgesPendingWorkOnTheLeaseAsRead() {
+		Instant s1 = Instant.parse("2026-11-24T05:00:00Z");
+		Instant s2 = s1.plusSeconds(60);
+		Instant now = s1.plusSeconds(90);
+		ClaimPolicy lost = new ClaimPolicy(true, false, 2, false);
+		ClaimPolicy failed = new ClaimPolicy(true, true, 3, false);
+		ClaimPolicy catchUp = new ClaimPolicy(false, false, 1, true);
+		Lease noRun = lease(null, "1", s1.toString(), RENEWED);
+		assertThat(LeaseCodec.run(noRun)).isNull();
+		assertThat(LeaseCodec.isPending(noRun, failed, null, true, now)).isFalse();
+		Lease running = run(noRun, s1, 1, RunState.RUNNING, null);
+		assertThat(LeaseCodec.run(running)).isEqualTo(new SlotRun(s1, 1, RunState.RUNNING));
+		assertThat(LeaseCodec.isPending(running, lost, null, false, now)).isTrue();
+		assertThat(LeaseCodec.isPending(running, catchUp, null, false, now)).isFalse();
+		assertThat(LeaseCodec.isPending(running, ClaimPolicy.NONE, null, true, now)).isFalse();
+		assertThat(LeaseCodec.isPending(run(noRun, s1, 2, RunState.RUNNING, null), lost, null, false, now))
+			.as("attempt limit")
+			.isFalse();
+		Lease failedLater = run(noRun, s1, 1, RunState.FAILED, now.plusSeconds(1));
+		assertThat(LeaseCodec.isPending(failedLater, failed, null, false, now)).as("before retry-at").isFalse();
+		assertThat(LeaseCodec.isPending(failedLater, failed, null, true, now)).as("first claim").isTrue();
+		assertThat(LeaseCodec.isPending(failedLater, lost, null, true, now)).as("recoverLost only").isFalse();
+		assertThat(LeaseCodec.isPending(run(noRun, s1, 1, RunState.FAILED, now), failed, null, false, now))
+			.as("at retry-at")
+			.isTrue();
+		Lease gap = run(lease(null, "1", s2.toString(), RENEWED), s1, 1, RunState.SUCCEEDED, null);
+		assertThat(LeaseCodec.isPending(gap, lost, null, false, now)).as("run slot before last slot").isTrue();
+		assertThat(LeaseCodec.isPending(gap, catchUp, null, false, now)).isFalse();
+		Lease succeeded = run(noRun, s1, 1, RunState.SUCCEEDED, null);
+		assertThat(LeaseCodec.isPending(succeeded, catchUp, s2, true, now)).as("unclaimed slots").isTrue();
+		assertThat(LeaseCodec.isPending(succeeded, catchUp, s2, false, now)).as("recovery claim").isFalse();
+		assertThat(LeaseCodec.isPending(succeeded, catchUp, s1, true, now)).as("no gap").isFalse();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> LeaseCodec.run(new LeaseBuilder(run(noRun, s1, 1, RunState.RUNNING, null)).editMetadata()
+				.addToAnnotations(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, "sleeping")
+				.endMetadata()
+				.build()))
+			.withMessageContaining(KubernetesLeaseBackend.RUN_STATE_ANNOTATION);
+	}
+
+	private static Lease run(Lease lease, Instant slot, int attempt, RunState state, Instant retryAt) {
+		Lease copy = new LeaseBuilder(lease).build();
+		LeaseCodec.startRun(copy.getMetadata().getAnnotations(), slot, attempt);
+		copy.getMetadata().getAnnotations().put(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, state.value());
+		if (retryAt != null) {
+			copy.getMetadata().getAnnotations().put(KubernetesLeaseBackend.RETRY_AT_ANNOTATION, retryAt.toString());
+		}
+		return copy;
 	}
 
 	private static Lease lease(String holder, String fence, String lastSlot, ZonedDateTime renewTime) {

@@ -20,20 +20,32 @@ import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
 import org.jspecify.annotations.Nullable;
 
@@ -42,7 +54,8 @@ import org.springframework.util.Assert;
 /**
  * A {@link LeaseBackend} that keeps its leases in this JVM, for tests: the full contract
  * of a lease store (atomic acquisition, expiry, cron slots, fencing tokens, owner-checked
- * renewal and release, {@code lockAtLeastFor}) without a database. Chosen with
+ * renewal and release, {@code lockAtLeastFor}, claim policies with recovery and catch-up,
+ * and a run ledger) without a database. Chosen with
  * {@code cluster-singleton.backend=in-memory}; never chosen by {@code auto}.
  * <p>
  * Every operation is atomic: it runs under one lock and reads the backend's {@link Clock}
@@ -80,6 +93,14 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	 * so its fencing token and last slot survive release, expiry and force-release.
 	 */
 	private final Map<String, StoredLease> leases = new HashMap<>();
+
+	/**
+	 * The run ledger: per job, the recorded runs by fencing token; guarded by
+	 * {@link #lock}.
+	 */
+	private final Map<String, NavigableMap<Long, RunRecord>> runs = new HashMap<>();
+
+	private final RunLedger runLedger = new InMemoryRunLedger();
 
 	private final AtomicLong operations = new AtomicLong();
 
@@ -138,8 +159,8 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	/**
 	 * Return how many operations reached the store (or tried to, while it was
 	 * unreachable): each acquisition, renewal of at least one lease, release,
-	 * description, force-release and probe counts once. The in-memory counterpart of a
-	 * round trip.
+	 * description, force-release, probe, start of a run, search for pending work and
+	 * ledger operation counts once. The in-memory counterpart of a round trip.
 	 * @return the number of operations since the backend was created
 	 */
 	public long getOperationCount() {
@@ -186,20 +207,50 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	private AcquireResult acquire(LeaseRequest request, Instant now) {
 		StoredLease lease = this.leases.get(request.jobName());
 		Instant slot = request.slot();
+		if (request.recovery()) {
+			if (lease == null) {
+				return AcquireResult.nothingPending();
+			}
+			if (lease.isLive(now)) {
+				return AcquireResult.held(lease.owner);
+			}
+			if (!lease.isPending(request.policy(), null, false, now)) {
+				return AcquireResult.nothingPending();
+			}
+			lease.takeOver(request, now);
+			return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
+		}
 		if (request.slotAheadOf(now)) {
 			// the requesting node's clock runs ahead: claim nothing, create nothing
 			return AcquireResult.clockSkew((lease != null) ? lease.lastSlot : null);
 		}
 		if (lease == null) {
-			this.leases.put(request.jobName(), new StoredLease(request, now));
-			return AcquireResult.acquired(1);
+			lease = new StoredLease(request, now);
+			this.leases.put(request.jobName(), lease);
+			if (!request.policy().isActive()) {
+				return AcquireResult.acquired(1);
+			}
+			if (slot != null) {
+				lease.startRun(slot, 1);
+			}
+			return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
 		}
 		boolean slotDone = slot != null && lease.lastSlot != null && !slot.isAfter(lease.lastSlot);
 		if (lease.isLive(now) || slotDone) {
 			return AcquireResult.notAcquired(request, lease.owner, lease.lastSlot, now);
 		}
+		ClaimPolicy policy = request.policy();
+		if (!policy.isActive()) {
+			lease.takeOver(request, now);
+			return AcquireResult.acquired(lease.fencingToken);
+		}
+		// judged on the row as it is before the claim
+		boolean pending = lease.isPending(policy, request.previousSlot(), true, now);
 		lease.takeOver(request, now);
-		return AcquireResult.acquired(lease.fencingToken);
+		if (!pending && slot != null) {
+			lease.startRun(slot, 1);
+		}
+		return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
 	}
 
 	@Override
@@ -232,8 +283,14 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 
 	@Override
 	public void release(HeldLease lease, Duration lockAtLeastFor) {
+		release(lease, lockAtLeastFor, RunCompletion.none());
+	}
+
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
+		Assert.notNull(completion, "'completion' must not be null");
 		enter();
 		this.lock.lock();
 		try {
@@ -247,10 +304,69 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			// a renewal sent before the release must not extend a kept lease or revive a
 			// released one
 			stored.leaseToken = null;
+			if (completion.state() != null) {
+				stored.runState = completion.state();
+				stored.retryAt = (completion.state() == RunState.FAILED) ? plus(now, completion.retryDelay()) : null;
+			}
 		}
 		finally {
 			this.lock.unlock();
 		}
+	}
+
+	@Override
+	public OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.notNull(slot, "'slot' must not be null");
+		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
+		enter();
+		this.lock.lock();
+		try {
+			Instant now = this.clock.instant();
+			StoredLease stored = this.leases.get(lease.jobName());
+			if (stored == null || !stored.isHeldBy(lease.leaseToken(), now)) {
+				return OptionalLong.empty();
+			}
+			stored.fencingToken++;
+			stored.startRun(slot, attempt);
+			if (stored.lastSlot == null || slot.isAfter(stored.lastSlot)) {
+				stored.lastSlot = slot;
+			}
+			return OptionalLong.of(stored.fencingToken);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public Set<String> findPending(Map<String, ClaimPolicy> policies) {
+		Assert.notNull(policies, "'policies' must not be null");
+		enter();
+		Set<String> pending = new LinkedHashSet<>();
+		this.lock.lock();
+		try {
+			Instant now = this.clock.instant();
+			policies.forEach((jobName, policy) -> {
+				StoredLease lease = this.leases.get(jobName);
+				if (lease != null && !lease.isLive(now) && lease.isPending(policy, null, false, now)) {
+					pending.add(jobName);
+				}
+			});
+		}
+		finally {
+			this.lock.unlock();
+		}
+		return pending;
+	}
+
+	/**
+	 * Return the run ledger, kept in this JVM next to the leases: every operation on it
+	 * counts as one operation of the store.
+	 */
+	@Override
+	public RunLedger runLedger() {
+		return this.runLedger;
 	}
 
 	@Override
@@ -325,6 +441,93 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	}
 
 	/**
+	 * The run ledger of this store, under the store's lock.
+	 */
+	private final class InMemoryRunLedger implements RunLedger {
+
+		@Override
+		public void record(RunRecord run, int maxRuns) {
+			Assert.notNull(run, "'run' must not be null");
+			Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
+			enter();
+			InMemoryLeaseBackend.this.lock.lock();
+			try {
+				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.computeIfAbsent(run.jobName(),
+						(jobName) -> new TreeMap<>());
+				records.put(run.fencingToken(), run);
+				while (records.size() > maxRuns) {
+					records.pollFirstEntry();
+				}
+			}
+			finally {
+				InMemoryLeaseBackend.this.lock.unlock();
+			}
+		}
+
+		@Override
+		public void markLost(String jobName, long fencingToken) {
+			Assert.notNull(jobName, "'jobName' must not be null");
+			enter();
+			InMemoryLeaseBackend.this.lock.lock();
+			try {
+				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
+				RunRecord run = (records != null) ? records.get(fencingToken) : null;
+				if (run != null && run.state() == RunState.RUNNING) {
+					records.put(fencingToken, run.finish(RunState.LOST, null, null));
+				}
+			}
+			finally {
+				InMemoryLeaseBackend.this.lock.unlock();
+			}
+		}
+
+		@Override
+		public List<RunRecord> history(String jobName, int limit) {
+			Assert.notNull(jobName, "'jobName' must not be null");
+			enter();
+			InMemoryLeaseBackend.this.lock.lock();
+			try {
+				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
+				if (records == null) {
+					return List.of();
+				}
+				return records.descendingMap().values().stream().limit(Math.max(0, limit)).toList();
+			}
+			finally {
+				InMemoryLeaseBackend.this.lock.unlock();
+			}
+		}
+
+		@Override
+		public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
+			Assert.notNull(jobNames, "'jobNames' must not be null");
+			enter();
+			Map<String, Instant> result = new LinkedHashMap<>();
+			InMemoryLeaseBackend.this.lock.lock();
+			try {
+				for (String jobName : jobNames) {
+					NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
+					if (records == null) {
+						continue;
+					}
+					List<Instant> ends = new ArrayList<>();
+					for (RunRecord run : records.values()) {
+						if (run.state() == RunState.SUCCEEDED && run.finishedAt() != null) {
+							ends.add(run.finishedAt());
+						}
+					}
+					ends.stream().max(Instant::compareTo).ifPresent((end) -> result.put(jobName, end));
+				}
+			}
+			finally {
+				InMemoryLeaseBackend.this.lock.unlock();
+			}
+			return result;
+		}
+
+	}
+
+	/**
 	 * The stored state of one job, as a row of the JDBC backend's table.
 	 */
 	private static final class StoredLease {
@@ -344,6 +547,16 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		private long fencingToken;
 
 		private @Nullable Instant lastSlot;
+
+		/** The slot of the current run; {@code null} until a claim with a policy. */
+		private @Nullable Instant runSlot;
+
+		private int attempt;
+
+		private RunState runState = RunState.RUNNING;
+
+		/** For a failed run, from when a recovery claim may take it. */
+		private @Nullable Instant retryAt;
 
 		StoredLease(LeaseRequest request, Instant now) {
 			this.owner = request.owner();
@@ -367,6 +580,41 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 
 		boolean isLive(Instant now) {
 			return this.expiresAt.isAfter(now);
+		}
+
+		void startRun(Instant slot, int attempt) {
+			this.runSlot = slot;
+			this.attempt = attempt;
+			this.runState = RunState.RUNNING;
+			this.retryAt = null;
+		}
+
+		@Nullable SlotRun run() {
+			return (this.runSlot != null) ? new SlotRun(this.runSlot, this.attempt, this.runState) : null;
+		}
+
+		/**
+		 * Whether the row has work pending under a policy, judged on the row as it is
+		 * before a claim.
+		 * @param policy the job's policy
+		 * @param previousSlot the request's previous slot (first claims only)
+		 * @param firstClaim whether the claim is a first claim (a failed run is taken
+		 * over at once, and unclaimed slots count)
+		 * @param now the store's time
+		 */
+		boolean isPending(ClaimPolicy policy, @Nullable Instant previousSlot, boolean firstClaim, Instant now) {
+			if (this.runSlot == null) {
+				return false;
+			}
+			boolean recoverable = this.attempt < policy.maxAttempts()
+					&& ((policy.recoverLost() && this.runState == RunState.RUNNING)
+							|| (policy.recoverFailed() && this.runState == RunState.FAILED
+									&& (firstClaim || this.retryAt == null || !this.retryAt.isAfter(now))));
+			boolean gap = (policy.recoverLost() || policy.recoverFailed()) && this.lastSlot != null
+					&& this.runSlot.isBefore(this.lastSlot);
+			boolean unclaimed = policy.catchUp() && firstClaim && previousSlot != null && this.lastSlot != null
+					&& this.lastSlot.isBefore(previousSlot);
+			return recoverable || gap || unclaimed;
 		}
 
 		boolean isHeldBy(String leaseToken, Instant now) {

@@ -19,14 +19,21 @@ package io.github.clustersingleton.test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -229,6 +236,59 @@ class InMemoryLeaseBackendTests {
 	void usesTheClockItWasGiven() {
 		assertThat(this.backend.getClock()).isSameAs(this.clock);
 		assertThat(new InMemoryLeaseBackend().getClock().getZone()).isEqualTo(java.time.ZoneOffset.UTC);
+	}
+
+	@Test
+	void aFailedRunsRetryTimeIsTheBackendClock() {
+		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
+		LeaseRequest first = request("job", "node-a", START).withPolicy(policy, null);
+		AcquireResult claimed = this.backend.tryAcquire(first);
+		assertThat(claimed.run()).isEqualTo(new SlotRun(START, 1, RunState.RUNNING));
+		this.clock.advance(Duration.ofSeconds(5));
+		this.backend.release(HeldLease.of(first, claimed.fencingToken()), Duration.ZERO,
+				RunCompletion.failed(Duration.ofMinutes(1)));
+		this.clock.advance(Duration.ofSeconds(59));
+		assertThat(this.backend.findPending(Map.of("job", policy))).isEmpty();
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(this.backend.findPending(Map.of("job", policy))).containsExactly("job");
+		AcquireResult recovered = this.backend
+			.tryAcquire(LeaseRequest.recovery("job", "node-b", UUID.randomUUID().toString(), TTL, policy));
+		assertThat(recovered.run()).isEqualTo(new SlotRun(START, 1, RunState.FAILED));
+		assertThat(recovered.lastSlot()).isEqualTo(START);
+		assertThat(recovered.fencingToken()).isEqualTo(claimed.fencingToken() + 1);
+	}
+
+	@Test
+	void aDeadRunIsPendingOnceTheBackendClockPassesItsLease() {
+		ClaimPolicy policy = new ClaimPolicy(true, false, 2, false);
+		LeaseRequest first = request("job", "node-a", START).withPolicy(policy, null);
+		this.backend.tryAcquire(first);
+		assertThat(this.backend.findPending(Map.of("job", policy))).isEmpty();
+		assertThat(this.backend
+			.tryAcquire(LeaseRequest.recovery("job", "node-b", UUID.randomUUID().toString(), TTL, policy))
+			.outcome()).isEqualTo(Outcome.HELD);
+		this.clock.advance(TTL);
+		assertThat(this.backend.findPending(Map.of("job", policy, "other", policy))).containsExactly("job");
+		LeaseRequest recovery = LeaseRequest.recovery("job", "node-b", UUID.randomUUID().toString(), TTL, policy);
+		AcquireResult recovered = this.backend.tryAcquire(recovery);
+		HeldLease lease = HeldLease.of(recovery, recovered.fencingToken());
+		assertThat(this.backend.startRun(lease, START, 2)).hasValue(recovered.fencingToken() + 1);
+		this.clock.advance(TTL);
+		assertThat(this.backend.startRun(lease, START, 3)).as("expired").isEmpty();
+		assertThat(this.backend.findPending(Map.of("job", policy))).as("attempt limit").isEmpty();
+	}
+
+	@Test
+	void theRunLedgerKeepsTheNewestRecordsOfEachJob() {
+		for (int fence = 1; fence <= 3; fence++) {
+			this.backend.runLedger()
+				.record(new RunRecord("job", null, 1, fence, "node-a", RunTrigger.DIRECT, RunState.SUCCEEDED, START,
+						START.plusSeconds(fence), null), 2);
+		}
+		assertThat(this.backend.runLedger().history("job", 10)).extracting(RunRecord::fencingToken)
+			.containsExactly(3L, 2L);
+		assertThat(this.backend.runLedger().lastSuccess(List.of("job", "other")))
+			.isEqualTo(Map.of("job", START.plusSeconds(3)));
 	}
 
 	private HeldLease acquire(String job, String owner, @Nullable Instant slot) {
