@@ -19,6 +19,8 @@ package io.github.clustersingleton.lease;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledFuture;
 
 import org.jspecify.annotations.Nullable;
@@ -35,9 +37,12 @@ import org.springframework.util.Assert;
  * delegated; only {@link #schedule(Runnable, Trigger)} is decorated.
  * <p>
  * Spring's schedulers ({@code ThreadPoolTaskScheduler}, {@code SimpleAsyncTaskScheduler},
- * {@code ConcurrentTaskScheduler}) ask a trigger for its next fire time, wait for it, run
- * the task, and ask again only after the run; so the last time the trigger returned is
- * the fire time of the run under way.
+ * {@code ConcurrentTaskScheduler}) ask a trigger for its next fire time, wait for it,
+ * start the task, and ask again; each time the trigger returns is followed by exactly one
+ * run, in order. The run cannot simply read the last time the trigger returned:
+ * {@code SimpleAsyncTaskScheduler} hands the task to a new thread and asks the trigger
+ * for the next fire time at once, often before that thread has started. So the fire times
+ * are queued as the trigger returns them, and each run takes the oldest.
  *
  * @author cluster-singleton contributors
  * @since 0.2.0
@@ -121,7 +126,7 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private final Trigger trigger;
 
-		private volatile @Nullable Instant next;
+		private final Queue<Instant> fireTimes = new ConcurrentLinkedQueue<>();
 
 		Recording(Runnable task, Trigger trigger) {
 			this.task = task;
@@ -130,14 +135,16 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		@Nullable Instant nextExecution(TriggerContext context) {
 			Instant next = this.trigger.nextExecution(context);
-			this.next = next;
+			if (next != null) {
+				this.fireTimes.add(next);
+			}
 			return next;
 		}
 
 		@Override
 		public void run() {
 			Instant previous = FIRE_TIME.get();
-			FIRE_TIME.set(this.next);
+			FIRE_TIME.set(this.fireTimes.poll());
 			try {
 				this.task.run();
 			}
