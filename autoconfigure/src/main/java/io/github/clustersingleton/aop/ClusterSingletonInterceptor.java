@@ -97,7 +97,8 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 		}
 		// a guarded method called from inside another guarded run is a direct call, even
 		// when the outer run came from the scheduler
-		boolean scheduled = job.schedule() != null && ClusterSingletonContext.find().isEmpty() && calledByScheduler();
+		// fixed-rate and fixed-delay triggers are scheduled runs too, without a slot
+		boolean scheduled = ClusterSingletonContext.find().isEmpty() && calledByScheduler();
 		if (REACTOR_PRESENT && Publisher.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
 			// Spring calls a reactive @Scheduled method once and subscribes to what it
 			// returns at every trigger: each subscription is a run
