@@ -145,7 +145,12 @@ public final class LeaderModeCost {
 				for (ClusterSingletonExecutor node : nodes) {
 					fired.add(threads.submit(() -> {
 						for (JobDefinition job : jobs) {
-							node.execute(job, slot, RunTrigger.SCHEDULED, () -> null);
+							try {
+								node.execute(job, slot, RunTrigger.SCHEDULED, () -> null);
+							}
+							catch (Throwable ex) {
+								throw new IllegalStateException(ex);
+							}
 						}
 						return null;
 					}));
