@@ -83,6 +83,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	private static final int MAX_MISSED_SLOTS = 1000;
 
+	private static final long COMPLETION_RETRY_PAUSE_MILLIS = 50;
+
 	private final Map<String, Long> clockSkewWarnings = new ConcurrentHashMap<>();
 
 	private final LeaseBackend backend;
@@ -114,6 +116,12 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	private final Map<String, RegisteredJob> registered = new ConcurrentHashMap<>();
 
 	private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Jobs whose last run here succeeded but could not tell the store, by job name, with
+	 * the nano time until which this node does not take their pending work up.
+	 */
+	private final Map<String, Long> undeliveredCompletions = new ConcurrentHashMap<>();
 
 	private final Map<String, Instant> clusterLastSuccess = new ConcurrentHashMap<>();
 
@@ -354,7 +362,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			for (RegisteredJob registered : this.registered.values()) {
 				String name = registered.job().name();
 				if (registered.hasPolicy() && registered.job().enabled() && !this.inFlight.contains(name)
-						&& !held.contains(name)) {
+						&& !held.contains(name) && !completedHereUndelivered(name)) {
 					policies.put(name, registered.job().policies().claimPolicy());
 				}
 			}
@@ -380,6 +388,18 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		catch (RuntimeException ex) {
 			logger.warn("cluster-singleton's look for pending runs failed", ex);
 		}
+	}
+
+	private boolean completedHereUndelivered(String name) {
+		Long until = this.undeliveredCompletions.get(name);
+		if (until == null) {
+			return false;
+		}
+		if (System.nanoTime() - until >= 0) {
+			this.undeliveredCompletions.remove(name, until);
+			return false;
+		}
+		return true;
 	}
 
 	private void submit(RegisteredJob registered, Runnable task) {
@@ -1155,24 +1175,58 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		// abandon a request on an interrupted thread
 		boolean interrupted = Thread.interrupted();
 		try {
-			if (completion.state() != null) {
-				this.backend.release(lease, lockAtLeastFor, completion);
-			}
-			else {
+			if (completion.state() == null) {
 				this.backend.release(lease, lockAtLeastFor);
+				return;
+			}
+			// the store must learn how the run ended, or a policy that recovers lost runs
+			// runs the slot again: retry a failed release for a while (a connection
+			// killed
+			// by a failover, a short pause of the store), within the lease's life
+			long deadline = System.nanoTime() + this.settings.leaseTtl().toNanos() / 2;
+			long pause = COMPLETION_RETRY_PAUSE_MILLIS;
+			while (true) {
+				try {
+					this.backend.release(lease, lockAtLeastFor, completion);
+					this.undeliveredCompletions.remove(job.name());
+					return;
+				}
+				catch (RuntimeException ex) {
+					if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - deadline >= 0) {
+						throw ex;
+					}
+					logger.debug("cluster-singleton could not record the end of job '" + job.name() + "' (fencingToken="
+							+ lease.fencingToken() + "); trying again", ex);
+					Thread.sleep(pause);
+					pause = Math.min(pause * 2, 1000);
+				}
 			}
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
+			if (completion.state() == RunState.SUCCEEDED && job.policies().claimPolicy().recoverLost()) {
+				// this node knows the run ended well: it never takes that slot up again
+				this.undeliveredCompletions.put(job.name(),
+						System.nanoTime() + this.settings.leaseTtl().multipliedBy(2).toNanos());
+			}
 			logger.warn("cluster-singleton could not release the lease of job '" + job.name() + "' (fencingToken="
-					+ lease.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl() + ": " + ex,
-					logger.isDebugEnabled() ? ex : null);
+					+ lease.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl()
+					+ ((completion.state() == RunState.SUCCEEDED && job.policies().claimPolicy().recoverLost())
+							? ", and the store could not record that the run succeeded, so another node may run "
+									+ "slot " + lease.slot() + " again (recovery=" + describe(job.policies().recovery())
+									+ ")"
+							: "")
+					+ ": " + ex, logger.isDebugEnabled() ? ex : null);
 		}
 		finally {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	private static String describe(Enum<?> policy) {
+		return policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 	private void notify(Runnable callback) {

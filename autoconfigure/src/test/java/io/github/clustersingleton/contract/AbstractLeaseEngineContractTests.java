@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -654,6 +655,37 @@ public abstract class AbstractLeaseEngineContractTests {
 		await().atMost(PATIENCE)
 			.untilAsserted(() -> assertThat(nodeA.runLedger().history(name, 10)).extracting(RunRecord::state)
 				.containsExactly(RunState.FAILED, RunState.FAILED, RunState.FAILED));
+	}
+
+	@Test
+	void aSuccessTheStoreCouldNotRecordAtOnceIsRecordedByARetryAndNotRunAgain() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("completion-retry");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
+		AtomicInteger failedReleases = new AtomicInteger();
+		LeaseBackend real = backend();
+		// the first release that carries a completion fails, as during a failover
+		LeaseBackend flaky = (LeaseBackend) java.lang.reflect.Proxy.newProxyInstance(
+				LeaseBackend.class.getClassLoader(), new Class<?>[] { LeaseBackend.class }, (proxy, method, args) -> {
+					if (method.getName().equals("release") && args.length == 3
+							&& failedReleases.getAndIncrement() == 0) {
+						throw new IllegalStateException("connection reset");
+					}
+					try {
+						return method.invoke(real, args);
+					}
+					catch (java.lang.reflect.InvocationTargetException ex) {
+						throw ex.getTargetException();
+					}
+				});
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-a", flaky, Clock.systemUTC(), new RecordingListener());
+		node.registerJob(job, () -> seen.add(Seen.of("node-a")));
+		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")))).isTrue();
+		assertThat(failedReleases.get()).isEqualTo(2);
+		node.startBackgroundWork();
+		await().during(TTL.multipliedBy(3)).atMost(PATIENCE).until(() -> seen.size() == 1);
+		assertThat(real.findPending(Map.of(name, job.policies().claimPolicy()))).isEmpty();
 	}
 
 	@Test
