@@ -25,15 +25,22 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.PartialRenewalException;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -49,18 +56,24 @@ import org.springframework.util.Assert;
  * end of its TTL, judged by the Redis server's clock;</li>
  * <li>{@code {<prefix>:<name>}:meta}, a hash ({@code fence}, {@code last_slot}) that
  * never expires: the job's last fencing token and last claimed cron slot (epoch
- * milliseconds).</li>
+ * milliseconds); under a recovery or misfire policy also the job's current run
+ * ({@code run_slot}, {@code attempt}, {@code run_state}, and {@code retry_at} for a
+ * failed run, times in epoch milliseconds);</li>
+ * <li>{@code {<prefix>:<name>}:runs}, the job's {@link #runLedger() run ledger}: a sorted
+ * set of runs, scored by fencing token.</li>
  * </ul>
- * The hash tag {@code {<prefix>:<name>}} puts both keys of a job on one Redis Cluster
+ * The hash tag {@code {<prefix>:<name>}} puts all keys of a job on one Redis Cluster
  * slot, so every script touches a single slot. All changes are made by the
- * {@link RedisLeaseScript Lua scripts}, each atomic and one round trip: acquire, renew
- * (all leases this node holds in one call), release, describe and force-release. How the
- * scripts reach Redis is the {@link RedisScriptExecutor}'s business (Redisson or Spring
- * Data Redis).
+ * {@link RedisLeaseScript Lua scripts}, each atomic and one round trip: acquire (first
+ * and recovery claims), start-run, renew (all leases this node holds in one call),
+ * release, find-pending (all given jobs in one call), describe, force-release and the
+ * ledger's scripts. How the scripts reach Redis is the {@link RedisScriptExecutor}'s
+ * business (Redisson or Spring Data Redis).
  * <p>
- * In a Redis Cluster, the leases of several jobs live on different slots and one script
- * call cannot renew them all: the first renewal answered with {@code CROSSSLOT} switches
- * this backend to one call per slot.
+ * In a Redis Cluster, the keys of several jobs live on different slots and one script
+ * call cannot reach them all: the first call over several jobs (a renewal,
+ * {@link #findPending}, {@link RunLedger#lastSuccess}) answered with {@code CROSSSLOT}
+ * switches this backend to one call per slot.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -89,10 +102,12 @@ public class RedisLeaseBackend implements LeaseBackend {
 	private final String keyPrefix;
 
 	/**
-	 * Whether the server refused a multi-slot renewal once: from then on, renewals are
-	 * grouped by slot.
+	 * Whether the server refused a call over the keys of several slots once: from then
+	 * on, calls over several jobs are grouped by slot.
 	 */
-	private volatile boolean renewPerSlot;
+	private volatile boolean perSlot;
+
+	private final RedisRunLedger runLedger;
 
 	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
 
@@ -119,6 +134,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 						+ "both on one Redis Cluster slot");
 		this.executor = executor;
 		this.keyPrefix = keyPrefix;
+		this.runLedger = new RedisRunLedger(this);
 	}
 
 	@Override
@@ -158,6 +174,15 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 */
 	public String metaKey(String jobName) {
 		return hashTag(jobName) + ":meta";
+	}
+
+	/**
+	 * Return the key of a job's run ledger, {@code {<prefix>:<name>}:runs}.
+	 * @param jobName the job name
+	 * @return the key
+	 */
+	public String runsKey(String jobName) {
+		return hashTag(jobName) + ":runs";
 	}
 
 	private String hashTag(String jobName) {
@@ -249,17 +274,168 @@ public class RedisLeaseBackend implements LeaseBackend {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		Instant slot = request.slot();
+		Instant previousSlot = request.previousSlot();
+		ClaimPolicy policy = request.policy();
 		List<Object> reply = this.executor.execute(RedisLeaseScript.ACQUIRE,
 				List.of(leaseKey(request.jobName()), metaKey(request.jobName())),
 				List.of(request.owner(), request.leaseToken(), Long.toString(ttlMillis(request.ttl())),
 						(slot != null) ? Long.toString(slot.toEpochMilli()) : "",
-						Long.toString(request.slotTolerance().toMillis())));
+						Long.toString(request.slotTolerance().toMillis()), flag(policy.recoverLost()),
+						flag(policy.recoverFailed()), Integer.toString(policy.maxAttempts()), flag(policy.catchUp()),
+						(previousSlot != null) ? Long.toString(previousSlot.toEpochMilli()) : "",
+						flag(request.recovery())));
 		if (asLong(element(reply, 0)) == 1) {
 			observeStoreTime(element(reply, 2));
-			return AcquireResult.acquired(asLong(element(reply, 1)));
+			long fence = asLong(element(reply, 1));
+			if (!policy.isActive()) {
+				return AcquireResult.acquired(fence);
+			}
+			return AcquireResult.acquired(fence, asInstant(element(reply, 3)),
+					slotRun(element(reply, 4), element(reply, 5), element(reply, 6)));
 		}
 		Instant storeTime = observeStoreTime(element(reply, 3));
-		return AcquireResult.notAcquired(request, asText(element(reply, 1)), asInstant(element(reply, 2)), storeTime);
+		String holder = asText(element(reply, 1));
+		if (request.recovery()) {
+			return (holder != null) ? AcquireResult.held(holder) : AcquireResult.nothingPending();
+		}
+		return AcquireResult.notAcquired(request, holder, asInstant(element(reply, 2)), storeTime);
+	}
+
+	private static @Nullable SlotRun slotRun(@Nullable Object slot, @Nullable Object attempt, @Nullable Object state) {
+		Instant runSlot = asInstant(slot);
+		String runState = asText(state);
+		if (runSlot == null || runState == null) {
+			return null;
+		}
+		return new SlotRun(runSlot, (int) asLong(attempt), RunState.fromValue(runState));
+	}
+
+	private static String flag(boolean value) {
+		return value ? "1" : "0";
+	}
+
+	@Override
+	public OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.notNull(slot, "'slot' must not be null");
+		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
+		List<Object> reply = this.executor.execute(RedisLeaseScript.START_RUN,
+				List.of(leaseKey(lease.jobName()), metaKey(lease.jobName())),
+				List.of(lease.leaseToken(), Long.toString(slot.toEpochMilli()), Integer.toString(attempt)));
+		return (asLong(element(reply, 0)) == 1) ? OptionalLong.of(asLong(element(reply, 1))) : OptionalLong.empty();
+	}
+
+	/**
+	 * Find the jobs with pending work in one call of the find-pending script; in a Redis
+	 * Cluster, one call per hash slot of the jobs. A job whose policy recovers nothing
+	 * (catch-up alone applies to first claims only) is not sent at all. In a Redis
+	 * Cluster with a node that does not answer, the jobs of the nodes that answered are
+	 * returned.
+	 */
+	@Override
+	public Set<String> findPending(Map<String, ClaimPolicy> policies) {
+		Assert.notNull(policies, "'policies' must not be null");
+		List<String> jobNames = new ArrayList<>();
+		policies.forEach((jobName, policy) -> {
+			if (policy.recoverLost() || policy.recoverFailed()) {
+				jobNames.add(jobName);
+			}
+		});
+		Set<String> pending = new HashSet<>();
+		forEachGroup(jobNames, (group) -> {
+			List<String> keys = new ArrayList<>(group.size() * 2);
+			List<String> args = new ArrayList<>(group.size() * 3);
+			for (String jobName : group) {
+				ClaimPolicy policy = policies.get(jobName);
+				keys.add(leaseKey(jobName));
+				keys.add(metaKey(jobName));
+				args.add(flag(policy.recoverLost()));
+				args.add(flag(policy.recoverFailed()));
+				args.add(Integer.toString(policy.maxAttempts()));
+			}
+			for (Object position : this.executor.execute(RedisLeaseScript.FIND_PENDING, keys, args)) {
+				pending.add(group.get((int) asLong(position) - 1));
+			}
+		}, true);
+		return pending;
+	}
+
+	@Override
+	public RunLedger runLedger() {
+		return this.runLedger;
+	}
+
+	/**
+	 * Make one call per group of jobs: all jobs in calls of at most
+	 * {@value #MAX_LEASES_PER_CALL}, or, in a Redis Cluster, one call per hash slot.
+	 * @param jobNames the jobs
+	 * @param call the call of one group, which collects its answer
+	 * @param partial whether the answers of the slots that answered are enough when
+	 * another slot's node fails (else the first failure is thrown)
+	 */
+	void forEachGroup(List<String> jobNames, Consumer<List<String>> call, boolean partial) {
+		if (jobNames.isEmpty()) {
+			return;
+		}
+		if (!this.perSlot) {
+			try {
+				for (List<String> chunk : chunks(jobNames)) {
+					call.accept(chunk);
+				}
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (!RedisErrors.isCrossSlot(ex)) {
+					throw ex;
+				}
+				switchToPerSlot();
+			}
+		}
+		Map<Integer, List<String>> bySlot = new TreeMap<>();
+		for (String jobName : jobNames) {
+			bySlot.computeIfAbsent(RedisClusterSlots.slot(leaseKey(jobName)), (slot) -> new ArrayList<>()).add(jobName);
+		}
+		RuntimeException failure = null;
+		boolean answered = false;
+		for (List<String> group : bySlot.values()) {
+			for (List<String> chunk : chunks(group)) {
+				try {
+					call.accept(chunk);
+					answered = true;
+				}
+				catch (RuntimeException ex) {
+					if (failure == null) {
+						failure = ex;
+					}
+					else {
+						failure.addSuppressed(ex);
+					}
+				}
+			}
+		}
+		if (failure != null) {
+			if (!partial || !answered) {
+				throw failure;
+			}
+			logger.debug("cluster-singleton: a Redis Cluster node did not answer; using the answers of the others",
+					failure);
+		}
+	}
+
+	private static <T> List<List<T>> chunks(List<T> items) {
+		List<List<T>> chunks = new ArrayList<>();
+		for (int from = 0; from < items.size(); from += MAX_LEASES_PER_CALL) {
+			chunks.add(items.subList(from, Math.min(from + MAX_LEASES_PER_CALL, items.size())));
+		}
+		return chunks;
+	}
+
+	private void switchToPerSlot() {
+		if (!this.perSlot) {
+			this.perSlot = true;
+			logger.info("cluster-singleton: Redis refused a call over the keys of several jobs (CROSSSLOT: a Redis "
+					+ "Cluster); calling it once per hash slot from now on");
+		}
 	}
 
 	@Override
@@ -297,7 +473,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		// reply is mapped back by position
 		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
 		String ttlMillis = Long.toString(ttlMillis(ttl));
-		if (!this.renewPerSlot) {
+		if (!this.perSlot) {
 			try {
 				return renewInChunks(distinct, ttlMillis);
 			}
@@ -305,9 +481,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 				if (!RedisErrors.isCrossSlot(ex)) {
 					throw ex;
 				}
-				this.renewPerSlot = true;
-				logger.info("cluster-singleton: Redis refused to renew the leases of several jobs in one call "
-						+ "(CROSSSLOT: a Redis Cluster); renewing them with one call per hash slot from now on");
+				switchToPerSlot();
 			}
 		}
 		Map<Integer, List<HeldLease>> bySlot = new TreeMap<>();
@@ -374,10 +548,19 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	@Override
 	public void release(HeldLease lease, Duration lockAtLeastFor) {
+		release(lease, lockAtLeastFor, RunCompletion.none());
+	}
+
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
-		List<Object> reply = this.executor.execute(RedisLeaseScript.RELEASE, List.of(leaseKey(lease.jobName())),
-				List.of(lease.leaseToken(), Long.toString(lockAtLeastFor.toMillis())));
+		Assert.notNull(completion, "'completion' must not be null");
+		RunState state = completion.state();
+		List<Object> reply = this.executor.execute(RedisLeaseScript.RELEASE,
+				List.of(leaseKey(lease.jobName()), metaKey(lease.jobName())),
+				List.of(lease.leaseToken(), Long.toString(lockAtLeastFor.toMillis()),
+						(state != null) ? state.value() : "", Long.toString(completion.retryDelay().toMillis())));
 		if (logger.isDebugEnabled() && asLong(element(reply, 0)) == 0) {
 			logger.debug("cluster-singleton did not release the lease of job '" + lease.jobName()
 					+ "': it no longer carries this run's token");
@@ -416,11 +599,11 @@ public class RedisLeaseBackend implements LeaseBackend {
 		return Math.max(1, ttl.toMillis());
 	}
 
-	private static @Nullable Object element(List<Object> reply, int index) {
+	static @Nullable Object element(List<Object> reply, int index) {
 		return (index < reply.size()) ? reply.get(index) : null;
 	}
 
-	private static long asLong(@Nullable Object value) {
+	static long asLong(@Nullable Object value) {
 		if (value instanceof Number number) {
 			return number.longValue();
 		}
@@ -429,7 +612,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		return Long.parseLong(text);
 	}
 
-	private static @Nullable String asText(@Nullable Object value) {
+	static @Nullable String asText(@Nullable Object value) {
 		if (value == null) {
 			return null;
 		}
@@ -437,7 +620,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		return text.isEmpty() ? null : text;
 	}
 
-	private static @Nullable Instant asInstant(@Nullable Object value) {
+	static @Nullable Instant asInstant(@Nullable Object value) {
 		String text = asText(value);
 		return (text != null) ? Instant.ofEpochMilli(Long.parseLong(text)) : null;
 	}

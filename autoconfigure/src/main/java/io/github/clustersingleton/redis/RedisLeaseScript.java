@@ -36,10 +36,48 @@ import java.util.HexFormat;
 public enum RedisLeaseScript {
 
 	/**
-	 * Acquire a lease: {@code KEYS} lease and meta key; {@code ARGV} owner, lease token,
-	 * TTL in milliseconds, slot in epoch milliseconds or {@code ''}.
+	 * Acquire a lease, by a first or a recovery claim: {@code KEYS} lease and meta key;
+	 * {@code ARGV} owner, lease token, TTL in milliseconds, slot in epoch milliseconds or
+	 * {@code ''}, slot tolerance in milliseconds, then the claim policy (recoverLost,
+	 * recoverFailed, maxAttempts, catchUp), the previous slot or {@code ''} and the
+	 * recovery flag.
 	 */
 	ACQUIRE("acquire.lua"),
+
+	/**
+	 * Start another run under a held lease: {@code KEYS} lease and meta key; {@code ARGV}
+	 * lease token, slot in epoch milliseconds, attempt.
+	 */
+	START_RUN("start-run.lua"),
+
+	/**
+	 * Find the jobs with pending work: {@code KEYS} lease and meta key of each job;
+	 * {@code ARGV} recoverLost, recoverFailed and maxAttempts of each job.
+	 */
+	FIND_PENDING("find-pending.lua"),
+
+	/**
+	 * Insert or replace a run in a job's ledger and trim it: {@code KEYS} the ledger key;
+	 * {@code ARGV} fencing token, the run's JSON, how many runs to keep.
+	 */
+	RUN_RECORD("run-record.lua"),
+
+	/**
+	 * Mark a running run of a job's ledger as lost: {@code KEYS} the ledger key;
+	 * {@code ARGV} fencing token.
+	 */
+	RUN_MARK_LOST("run-mark-lost.lua"),
+
+	/**
+	 * Read the newest runs of a job's ledger: {@code KEYS} the ledger key; {@code ARGV}
+	 * the most runs to return.
+	 */
+	RUN_HISTORY("run-history.lua"),
+
+	/**
+	 * Read when each job last succeeded: {@code KEYS} the ledger key of each job.
+	 */
+	RUN_LAST_SUCCESS("run-last-success.lua"),
 
 	/**
 	 * Renew leases: {@code KEYS} the lease keys; {@code ARGV} TTL in milliseconds, then
@@ -48,8 +86,9 @@ public enum RedisLeaseScript {
 	RENEW("renew.lua"),
 
 	/**
-	 * Release a lease: {@code KEYS} the lease key; {@code ARGV} lease token,
-	 * lockAtLeastFor in milliseconds.
+	 * Release a lease: {@code KEYS} lease and meta key; {@code ARGV} lease token,
+	 * lockAtLeastFor in milliseconds, how the run ended ({@code succeeded},
+	 * {@code failed} or {@code ''}) and the retry delay in milliseconds.
 	 */
 	RELEASE("release.lua"),
 

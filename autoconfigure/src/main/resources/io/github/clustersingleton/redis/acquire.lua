@@ -1,36 +1,111 @@
--- cluster-singleton: acquire a job's lease, atomically.
+-- cluster-singleton: acquire a job's lease, atomically: a first claim (of a cron slot,
+-- or without one) or a recovery claim (take over an expired lease with pending work).
 --
 -- KEYS[1]  the lease hash {<prefix>:<name>}:lease (owner, token, acquired_at), which
 --          expires by itself (PEXPIREAT, judged by this server's clock)
--- KEYS[2]  the meta hash {<prefix>:<name>}:meta (fence, last_slot), which never expires
+-- KEYS[2]  the meta hash {<prefix>:<name>}:meta (fence, last_slot, and under a policy
+--          run_slot, attempt, run_state, retry_at), which never expires
 -- ARGV[1]  the owner (node id)
 -- ARGV[2]  the lease token of this acquisition
 -- ARGV[3]  the TTL in milliseconds
 -- ARGV[4]  the claimed cron slot in epoch milliseconds, or '' for none
 -- ARGV[5]  the slot tolerance in milliseconds: a slot later than this server's clock plus
 --          the tolerance is refused (the requesting node's clock runs ahead)
+-- ARGV[6]  the policy's recoverLost, '1' or '0' (missing: '0')
+-- ARGV[7]  the policy's recoverFailed, '1' or '0' (missing: '0')
+-- ARGV[8]  the policy's maxAttempts (missing: 1)
+-- ARGV[9]  the policy's catchUp, '1' or '0' (missing: '0')
+-- ARGV[10] the cron slot before ARGV[4] in epoch milliseconds, or '' for none
+-- ARGV[11] '1' for a recovery claim (ARGV[4] is then ''), else '0' (missing: '0')
 --
--- Returns {1, fence, now} when acquired, else {0, holder or '', last_slot or '', now},
--- with now this server's clock in epoch milliseconds. Nothing is written unless acquired.
+-- Work is pending on the row (predicate P, evaluated on the row as it is before the
+-- claim, false while run_slot is unset) when
+--   attempt < maxAttempts and (recoverLost and run_state = 'running'
+--       or recoverFailed and run_state = 'failed' and (first claim or retry_at <= now)),
+--   or (recoverLost or recoverFailed) and run_slot < last_slot,
+--   or catchUp and a first claim and last_slot < ARGV[10].
+-- A first claim succeeds under today's rules alone (no live lease, slot after last_slot
+-- and not ahead of this server's clock plus the tolerance). Under an active policy, with
+-- a slot and nothing pending, it makes the slot's first attempt the current run
+-- (run_slot = slot, attempt = 1, run_state = 'running', no retry_at); with work pending
+-- the run fields stay for the new holder to take over. A recovery claim succeeds only
+-- when there is no live lease and P holds (as for a later claim: a failed run needs
+-- retry_at <= now); it never moves last_slot nor the run fields.
+--
+-- Returns {1, fence, now} when acquired without an active policy,
+-- {1, fence, now, last_slot, run_slot, attempt, run_state} when acquired under one (the
+-- values after the claim, '' standing for none), else {0, holder or '', last_slot or '',
+-- now}, with now this server's clock in epoch milliseconds. Nothing is written unless
+-- acquired.
 -- TIME in a script is safe: Redis 5+ replicates a script's effects, not the script.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local last_slot = redis.call('HGET', KEYS[2], 'last_slot')
+local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at')
+local last_slot = meta[1]
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('HGET', KEYS[1], 'owner') or '', last_slot or '', now}
 end
 local slot = ARGV[4]
-if slot ~= '' then
-  if tonumber(slot) > now + tonumber(ARGV[5]) then
+local recover_lost = ARGV[6] == '1'
+local recover_failed = ARGV[7] == '1'
+local max_attempts = tonumber(ARGV[8] or '1') or 1
+local catch_up = ARGV[9] == '1'
+local previous_slot = tonumber(ARGV[10] or '')
+local recovery = ARGV[11] == '1'
+local active = recover_lost or recover_failed or catch_up
+
+local function pending(first)
+  local run_slot = tonumber(meta[2])
+  if not run_slot then
+    return false
+  end
+  local last = tonumber(last_slot)
+  local state = meta[4]
+  if (tonumber(meta[3]) or 1) < max_attempts then
+    if recover_lost and state == 'running' then
+      return true
+    end
+    if recover_failed and state == 'failed' and (first or (tonumber(meta[5]) or 0) <= now) then
+      return true
+    end
+  end
+  if (recover_lost or recover_failed) and last and run_slot < last then
+    return true
+  end
+  return catch_up and first and previous_slot ~= nil and last ~= nil and last < previous_slot
+end
+
+local is_pending = false
+if recovery then
+  if not (active and pending(false)) then
     return {0, '', last_slot or '', now}
   end
-  if last_slot and tonumber(slot) <= tonumber(last_slot) then
-    return {0, '', last_slot, now}
+else
+  if slot ~= '' then
+    if tonumber(slot) > now + tonumber(ARGV[5]) then
+      return {0, '', last_slot or '', now}
+    end
+    if last_slot and tonumber(slot) <= tonumber(last_slot) then
+      return {0, '', last_slot, now}
+    end
   end
+  is_pending = active and pending(true)
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', ARGV[2], 'acquired_at', string.format('%.0f', now))
 redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
-if slot ~= '' then
+if not recovery and slot ~= '' then
   redis.call('HSET', KEYS[2], 'last_slot', slot)
+  last_slot = slot
+  if active and not is_pending then
+    redis.call('HSET', KEYS[2], 'run_slot', slot, 'attempt', '1', 'run_state', 'running')
+    redis.call('HDEL', KEYS[2], 'retry_at')
+    meta[2] = slot
+    meta[3] = '1'
+    meta[4] = 'running'
+  end
 end
-return {1, redis.call('HINCRBY', KEYS[2], 'fence', 1), now}
+local fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
+if not active then
+  return {1, fence, now}
+end
+return {1, fence, now, last_slot or '', meta[2] or '', meta[3] or '', meta[4] or ''}

@@ -26,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,12 +42,18 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.PartialRenewalException;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -411,6 +418,115 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			}
 		}
 		return leases;
+	}
+
+	@Test
+	void runFieldsAndTheLedgerFollowTheDocumentedLayout() {
+		String job = jobName("run-layout");
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
+		LeaseRequest request = request(job, "node-a", LONG_TTL, slot).withPolicy(policy, null);
+		HeldLease lease = acquire(request);
+		String metaKey = "{cluster-singleton:" + job + "}:meta";
+		String millis = Long.toString(slot.toEpochMilli());
+		assertThat(this.admin.opsForHash().entries(metaKey))
+			.containsExactlyInAnyOrderEntriesOf(Map.of("fence", Long.toString(lease.fencingToken()), "last_slot",
+					millis, "run_slot", millis, "attempt", "1", "run_state", "running"));
+		long released = System.currentTimeMillis();
+		this.backend.release(lease, Duration.ZERO, RunCompletion.failed(Duration.ofSeconds(60)));
+		Map<Object, Object> meta = this.admin.opsForHash().entries(metaKey);
+		assertThat(meta).containsEntry("run_state", "failed").containsEntry("attempt", "1");
+		assertThat(Long.parseLong((String) meta.get("retry_at"))).isBetween(released + 55_000, released + 65_000);
+		RunRecord run = new RunRecord(job, slot, 1, 7, "node-a", RunTrigger.SCHEDULED, RunState.FAILED,
+				Instant.ofEpochMilli(1767261600123L), Instant.ofEpochMilli(1767261601456L), "boom");
+		this.backend.runLedger().record(run, 10);
+		String runsKey = "{cluster-singleton:" + job + "}:runs";
+		assertThat(this.backend.runsKey(job)).isEqualTo(runsKey);
+		assertThat(this.admin.type(runsKey).code()).isEqualTo("zset");
+		assertThat(this.admin.opsForZSet().rangeWithScores(runsKey, 0, -1)).singleElement().satisfies((entry) -> {
+			assertThat(entry.getScore()).isEqualTo(7.0);
+			assertThat(entry.getValue()).isEqualTo("{\"fencing_token\":7,\"state\":\"failed\",\"slot\":" + millis
+					+ ",\"attempt\":1,\"owner\":\"node-a\",\"trigger\":\"SCHEDULED\",\"started_at\":1767261600123,"
+					+ "\"finished_at\":1767261601456,\"error\":\"boom\"}");
+		});
+		assertThat(this.admin.getExpire(runsKey)).as("the ledger has no TTL").isEqualTo(-1L);
+	}
+
+	@Test
+	void aPolicyFreeClaimLeavesTheRunFieldsAlone() {
+		String job = jobName("no-run-fields");
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
+		acquire(request(job, "node-a", SHORT_TTL, slot).withPolicy(policy, null));
+		AcquireResult result = awaitAcquired(request(job, "node-b", LONG_TTL, slot.plusSeconds(60)));
+		assertThat(result.run()).isNull();
+		assertThat(result.lastSlot()).isNull();
+		assertThat(this.admin.opsForHash().entries("{cluster-singleton:" + job + "}:meta"))
+			.containsEntry("run_slot", Long.toString(slot.toEpochMilli()))
+			.containsEntry("run_state", "running")
+			.containsEntry("attempt", "1");
+	}
+
+	@Test
+	void theLedgerKeepsAnyTextExactly() {
+		String job = jobName("ledger-text");
+		RunLedger ledger = this.backend.runLedger();
+		String owner = "node \"a\",\"state\":\"running\" \\ ü ✓ 😀";
+		String error = "java.lang.IllegalStateException: \"state\":\"running\"\n\tat x\\y \u0001 ünïcødé";
+		Instant started = Instant.parse("2026-01-01T10:00:00.001Z");
+		RunRecord ended = new RunRecord(job, null, 2, 1, owner, RunTrigger.DIRECT, RunState.FAILED, started,
+				started.plusMillis(5), error);
+		RunRecord running = new RunRecord(job, Instant.parse("2026-01-01T10:01:00Z"), 1, 2, owner, RunTrigger.RECOVERY,
+				RunState.RUNNING, started, null, null);
+		ledger.record(ended, 5);
+		ledger.record(running, 5);
+		assertThat(ledger.history(job, 5)).containsExactly(running, ended);
+		ledger.markLost(job, 1);
+		ledger.markLost(job, 2);
+		ledger.markLost(job, 3);
+		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null), ended);
+		ledger.record(ended.finish(RunState.SUCCEEDED, started.plusSeconds(1), null), 1);
+		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null));
+		assertThat(ledger.history(job, 0)).isEmpty();
+		assertThat(ledger.lastSuccess(List.of(job))).isEmpty();
+	}
+
+	@Test
+	void findPendingAndLastSuccessMakeOneCallPerSlotInACluster() {
+		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
+		Map<String, ClaimPolicy> jobs = new LinkedHashMap<>();
+		Set<Integer> slots = new HashSet<>();
+		for (int i = 0; slots.size() < 3; i++) {
+			String job = jobName("pending-slot-" + i);
+			if (slots.add(SlotHash.getSlot(clustered.leaseKey(job)))) {
+				LeaseRequest request = request(job, "node-a", SHORT_TTL, Instant.parse("2026-01-01T10:00:00Z"))
+					.withPolicy(policy, null);
+				assertThat(clustered.tryAcquire(request).isAcquired()).isTrue();
+				jobs.put(job, policy);
+				clustered.runLedger()
+					.record(new RunRecord(job, null, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED,
+							Instant.ofEpochMilli(1000), Instant.ofEpochMilli(2000 + i), null), 5);
+			}
+		}
+		List<String> names = List.copyOf(jobs.keySet());
+		await().atMost(Duration.ofSeconds(10)).until(() -> clustered.findPending(jobs).size() == 3);
+		assertThat(cluster.refused).as("the first call over several slots").hasValue(1);
+		cluster.calls.set(0);
+		assertThat(clustered.findPending(jobs)).containsExactlyInAnyOrderElementsOf(names);
+		assertThat(cluster.calls).as("one call per slot").hasValue(3);
+		cluster.calls.set(0);
+		assertThat(clustered.runLedger().lastSuccess(names)).containsOnlyKeys(names);
+		assertThat(cluster.calls).hasValue(3);
+		cluster.failingSlot = SlotHash.getSlot(clustered.leaseKey(names.get(1)));
+		assertThat(clustered.findPending(jobs)).as("the answers of the healthy shards")
+			.containsExactlyInAnyOrder(names.get(0), names.get(2));
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> clustered.runLedger().lastSuccess(names))
+			.withMessageContaining("shard down");
+		cluster.failAll = true;
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> clustered.findPending(jobs))
+			.withMessageContaining("shard down");
 	}
 
 	@Test

@@ -21,23 +21,37 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.PartialRenewalException;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.redisson.Redisson;
@@ -56,6 +70,7 @@ import static org.awaitility.Awaitility.await;
  * @author cluster-singleton contributors
  */
 @TestInstance(Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisClusterRenewalTests {
 
 	private static final Duration TTL = Duration.ofSeconds(30);
@@ -129,6 +144,48 @@ class RedisClusterRenewalTests {
 	}
 
 	@Test
+	@Order(1)
+	void recoveryAndTheLedgerWorkAcrossMasters() throws Exception {
+		RedisLeaseBackend backend = new RedisLeaseBackend(new RedissonScriptExecutor(this.redisson));
+		backend.initialize();
+		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		String prefix = "recovery-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+		Map<String, ClaimPolicy> jobs = new LinkedHashMap<>();
+		Set<Integer> masters = new HashSet<>();
+		for (int i = 0; masters.size() < 3; i++) {
+			String job = prefix + i;
+			if (masters.add(masterPort(SlotHash.getSlot(backend.leaseKey(job))))) {
+				LeaseRequest request = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(),
+						Duration.ofSeconds(1), slot)
+					.withPolicy(policy, null);
+				AcquireResult result = backend.tryAcquire(request);
+				assertThat(result.run()).isEqualTo(new SlotRun(slot, 1, RunState.RUNNING));
+				jobs.put(job, policy);
+			}
+		}
+		List<String> names = List.copyOf(jobs.keySet());
+		await().atMost(Duration.ofSeconds(10)).until(() -> backend.findPending(jobs).size() == 3);
+		for (String job : names) {
+			LeaseRequest recovery = LeaseRequest.recovery(job, "node-b", UUID.randomUUID().toString(), TTL, policy);
+			AcquireResult result = backend.tryAcquire(recovery);
+			assertThat(result.isAcquired()).isTrue();
+			assertThat(result.run()).isEqualTo(new SlotRun(slot, 1, RunState.RUNNING));
+			HeldLease lease = HeldLease.of(recovery, result.fencingToken());
+			OptionalLong fence = backend.startRun(lease, slot, 2);
+			assertThat(fence).isPresent();
+			backend.release(lease, Duration.ZERO, RunCompletion.succeeded());
+			RunRecord run = new RunRecord(job, slot, 2, fence.getAsLong(), "node-b", RunTrigger.RECOVERY,
+					RunState.SUCCEEDED, Instant.ofEpochMilli(1000), Instant.ofEpochMilli(2000), null);
+			backend.runLedger().record(run, 10);
+			assertThat(backend.runLedger().history(job, 10)).containsExactly(run);
+		}
+		assertThat(backend.findPending(jobs)).isEmpty();
+		assertThat(backend.runLedger().lastSuccess(names)).containsOnlyKeys(names);
+	}
+
+	@Test
+	@Order(2)
 	void oneDeadMasterLeavesTheOtherMastersLeasesRenewedOrLost() throws Exception {
 		RedisLeaseBackend backend = new RedisLeaseBackend(new RedissonScriptExecutor(this.redisson));
 		Map<Integer, Integer> portBySlotOwner = new HashMap<>();

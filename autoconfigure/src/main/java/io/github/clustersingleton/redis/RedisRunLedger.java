@@ -1,0 +1,192 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.redis;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * {@link RunLedger} of the {@link RedisLeaseBackend}: one sorted set per job,
+ * {@code {<prefix>:<name>}:runs}, on the hash slot of the job's lease. The score of a run
+ * is its fencing token, the member a JSON object with the fields in this order:
+ * <pre class="code">
+ * {"fencing_token":42,"state":"succeeded","slot":1767261600000,"attempt":1,
+ *  "owner":"node-a","trigger":"SCHEDULED","started_at":1767261600123,
+ *  "finished_at":1767261601456,"error":null}
+ * </pre> Times are epoch milliseconds ({@code null} for none), {@code state} is
+ * {@link RunState#value()} and {@code trigger} {@link RunTrigger#name()}. Every operation
+ * is one script call, reading the JSON with Redis's {@code cjson}.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.2.0
+ */
+final class RedisRunLedger implements RunLedger {
+
+	private static final int FIELDS_PER_RUN = 9;
+
+	private final RedisLeaseBackend backend;
+
+	RedisRunLedger(RedisLeaseBackend backend) {
+		this.backend = backend;
+	}
+
+	@Override
+	public void record(RunRecord run, int maxRuns) {
+		Assert.notNull(run, "'run' must not be null");
+		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
+		this.backend.getExecutor()
+			.execute(RedisLeaseScript.RUN_RECORD, List.of(this.backend.runsKey(run.jobName())),
+					List.of(Long.toString(run.fencingToken()), toJson(run), Integer.toString(maxRuns)));
+	}
+
+	@Override
+	public void markLost(String jobName, long fencingToken) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		this.backend.getExecutor()
+			.execute(RedisLeaseScript.RUN_MARK_LOST, List.of(this.backend.runsKey(jobName)),
+					List.of(Long.toString(fencingToken)));
+	}
+
+	@Override
+	public List<RunRecord> history(String jobName, int limit) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		if (limit < 1) {
+			return List.of();
+		}
+		List<Object> reply = this.backend.getExecutor()
+			.execute(RedisLeaseScript.RUN_HISTORY, List.of(this.backend.runsKey(jobName)),
+					List.of(Integer.toString(limit)));
+		List<RunRecord> runs = new ArrayList<>(reply.size() / FIELDS_PER_RUN);
+		for (int i = 0; i + FIELDS_PER_RUN <= reply.size(); i += FIELDS_PER_RUN) {
+			String owner = RedisLeaseBackend.asText(reply.get(i + 3));
+			String trigger = RedisLeaseBackend.asText(reply.get(i + 4));
+			String state = RedisLeaseBackend.asText(reply.get(i + 5));
+			Instant startedAt = RedisLeaseBackend.asInstant(reply.get(i + 6));
+			if (owner == null || trigger == null || state == null || startedAt == null) {
+				continue;
+			}
+			String attempt = RedisLeaseBackend.asText(reply.get(i + 2));
+			runs.add(new RunRecord(jobName, RedisLeaseBackend.asInstant(reply.get(i + 1)),
+					(attempt != null) ? Integer.parseInt(attempt) : 1, RedisLeaseBackend.asLong(reply.get(i)), owner,
+					RunTrigger.valueOf(trigger), RunState.fromValue(state), startedAt,
+					RedisLeaseBackend.asInstant(reply.get(i + 7)), RedisLeaseBackend.asText(reply.get(i + 8))));
+		}
+		return runs;
+	}
+
+	/**
+	 * Read the latest successful end of each job with one call of the last-success
+	 * script; in a Redis Cluster, one call per hash slot of the jobs.
+	 */
+	@Override
+	public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
+		Assert.notNull(jobNames, "'jobNames' must not be null");
+		Map<String, Instant> lastSuccess = new HashMap<>();
+		this.backend.forEachGroup(jobNames.stream().distinct().toList(), (group) -> {
+			List<String> keys = group.stream().map(this.backend::runsKey).toList();
+			List<Object> reply = this.backend.getExecutor().execute(RedisLeaseScript.RUN_LAST_SUCCESS, keys, List.of());
+			for (int i = 0; i + 1 < reply.size(); i += 2) {
+				Instant finishedAt = RedisLeaseBackend.asInstant(reply.get(i + 1));
+				if (finishedAt != null) {
+					lastSuccess.put(group.get((int) RedisLeaseBackend.asLong(reply.get(i)) - 1), finishedAt);
+				}
+			}
+		}, false);
+		return lastSuccess;
+	}
+
+	/**
+	 * Return the JSON member of a run, its fields in a fixed order, {@code state} right
+	 * after {@code fencing_token} (the mark-lost script relies on it).
+	 * @param run the run
+	 * @return the JSON
+	 */
+	static String toJson(RunRecord run) {
+		StringBuilder json = new StringBuilder(128);
+		json.append("{\"fencing_token\":").append(run.fencingToken());
+		json.append(",\"state\":");
+		appendString(json, run.state().value());
+		json.append(",\"slot\":");
+		appendMillis(json, run.slot());
+		json.append(",\"attempt\":").append(run.attempt());
+		json.append(",\"owner\":");
+		appendString(json, run.owner());
+		json.append(",\"trigger\":");
+		appendString(json, run.trigger().name());
+		json.append(",\"started_at\":");
+		appendMillis(json, run.startedAt());
+		json.append(",\"finished_at\":");
+		appendMillis(json, run.finishedAt());
+		json.append(",\"error\":");
+		appendString(json, run.error());
+		return json.append('}').toString();
+	}
+
+	private static void appendMillis(StringBuilder json, @Nullable Instant instant) {
+		if (instant == null) {
+			json.append("null");
+		}
+		else {
+			json.append(instant.toEpochMilli());
+		}
+	}
+
+	private static void appendString(StringBuilder json, @Nullable String value) {
+		if (value == null) {
+			json.append("null");
+			return;
+		}
+		json.append('"');
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			switch (c) {
+				case '"' -> json.append("\\\"");
+				case '\\' -> json.append("\\\\");
+				case '\n' -> json.append("\\n");
+				case '\r' -> json.append("\\r");
+				case '\t' -> json.append("\\t");
+				default -> {
+					if (c < 0x20 || c == 0x7f) {
+						json.append(String.format("\\u%04x", (int) c));
+					}
+					else {
+						json.append(c);
+					}
+				}
+			}
+		}
+		json.append('"');
+	}
+
+	@Override
+	public String toString() {
+		return "RedisRunLedger [keyPrefix=" + this.backend.getKeyPrefix() + "]";
+	}
+
+}
