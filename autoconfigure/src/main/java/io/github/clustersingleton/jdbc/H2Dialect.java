@@ -51,18 +51,18 @@ final class H2Dialect extends JdbcDialect {
 
 	private final JdbcStatement selectLive;
 
-	H2Dialect(String table) {
-		super(table, "h2", "h2");
+	H2Dialect(String table, String runTable) {
+		super(table, runTable, "h2", "h2");
 		this.selectLive = JdbcStatement.load("h2", "select-live", table, true);
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request));
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
 				ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
 				observeStoreTime(resultSet);
-				return AcquireResult.acquired(resultSet.getLong("fencing_token"));
+				return acquired(request, resultSet);
 			}
 		}
 		catch (SQLException ex) {
@@ -92,6 +92,11 @@ final class H2Dialect extends JdbcDialect {
 	@Override
 	protected boolean boundsRenewals() {
 		return false;
+	}
+
+	@Override
+	String timestampType() {
+		return "TIMESTAMP WITH TIME ZONE";
 	}
 
 	@Override

@@ -19,6 +19,7 @@ package io.github.clustersingleton.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Types;
@@ -28,15 +29,28 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
 import org.jspecify.annotations.Nullable;
 
@@ -57,9 +71,22 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  */
 abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dialect {
 
+	/**
+	 * The columns of the job's current run on the lease table, added in 0.2.0.
+	 */
+	static final List<String> RUN_COLUMNS = List.of("run_slot", "attempt", "run_state", "retry_at");
+
 	protected final String table;
 
+	protected final String runTable;
+
 	protected final JdbcStatement acquire;
+
+	protected final JdbcStatement acquireRun;
+
+	protected final JdbcStatement recover;
+
+	protected final JdbcStatement startRun;
 
 	protected final JdbcStatement selectState;
 
@@ -73,6 +100,24 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 
 	private final JdbcStatement probe;
 
+	private final JdbcStatement releaseRun;
+
+	private final JdbcStatement findPending;
+
+	private final JdbcStatement columns;
+
+	private final JdbcStatement runProbe;
+
+	private final JdbcStatement runRecord;
+
+	private final JdbcStatement runTrim;
+
+	private final JdbcStatement runMarkLost;
+
+	private final JdbcStatement runHistory;
+
+	private final JdbcStatement runLastSuccess;
+
 	private volatile Duration renewalTimeout = Duration.ZERO;
 
 	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
@@ -84,19 +129,35 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @param sharedPlatform the directory of the statements this platform shares with
 	 * another one (all but {@code acquire}), or the same as {@code platform}
 	 */
-	JdbcDialect(String table, String platform, String sharedPlatform) {
-		this(table, JdbcStatement.load(platform, "acquire", table, false), sharedPlatform);
+	JdbcDialect(String table, String runTable, String platform, String sharedPlatform) {
+		this(table, runTable, JdbcStatement.load(platform, "acquire", table, false),
+				JdbcStatement.load(platform, "acquire-run", table, false), sharedPlatform);
 	}
 
 	/**
 	 * Create a new dialect with an acquisition statement of its own.
 	 * @param table the validated table name
+	 * @param runTable the validated name of the run table
 	 * @param acquire the acquisition statement
+	 * @param acquireRun the acquisition statement for a job with an active policy
 	 * @param sharedPlatform the directory of the other statements
 	 */
-	JdbcDialect(String table, JdbcStatement acquire, String sharedPlatform) {
+	JdbcDialect(String table, String runTable, JdbcStatement acquire, JdbcStatement acquireRun, String sharedPlatform) {
 		this.table = table;
+		this.runTable = runTable;
 		this.acquire = acquire;
+		this.acquireRun = acquireRun;
+		this.recover = JdbcStatement.load(sharedPlatform, "recover", table, false);
+		this.startRun = JdbcStatement.load(sharedPlatform, "start-run", table, false);
+		this.releaseRun = JdbcStatement.load(sharedPlatform, "release-run", table, false);
+		this.findPending = JdbcStatement.load(sharedPlatform, "find-pending", table, true);
+		this.columns = JdbcStatement.load(sharedPlatform, "columns", table, false);
+		this.runProbe = JdbcStatement.load(sharedPlatform, "run-probe", table, runTable, false);
+		this.runRecord = JdbcStatement.load(sharedPlatform, "run-record", table, runTable, false);
+		this.runTrim = JdbcStatement.load(sharedPlatform, "run-trim", table, runTable, false);
+		this.runMarkLost = JdbcStatement.load(sharedPlatform, "run-mark-lost", table, runTable, false);
+		this.runHistory = JdbcStatement.load(sharedPlatform, "run-history", table, runTable, false);
+		this.runLastSuccess = JdbcStatement.load(sharedPlatform, "run-last-success", table, runTable, true);
 		this.selectState = JdbcStatement.load(sharedPlatform, "select-state", table, false);
 		this.renew = JdbcStatement.load(sharedPlatform, "renew", table, true);
 		this.release = JdbcStatement.load(sharedPlatform, "release", table, false);
@@ -112,11 +173,22 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @return the dialect
 	 */
 	static JdbcDialect of(JdbcPlatform platform, String table) {
+		return of(platform, table, JdbcPlatform.DEFAULT_RUN_TABLE_NAME);
+	}
+
+	/**
+	 * Return the dialect of a platform.
+	 * @param platform the platform
+	 * @param table the validated table name
+	 * @param runTable the validated name of the run table
+	 * @return the dialect
+	 */
+	static JdbcDialect of(JdbcPlatform platform, String table, String runTable) {
 		return switch (platform) {
-			case POSTGRESQL -> new PostgreSqlDialect(table);
-			case MARIADB -> new MariaDbDialect(table);
-			case MYSQL -> new MySqlDialect(table);
-			case H2 -> new H2Dialect(table);
+			case POSTGRESQL -> new PostgreSqlDialect(table, runTable);
+			case MARIADB -> new MariaDbDialect(table, runTable);
+			case MYSQL -> new MySqlDialect(table, runTable);
+			case H2 -> new H2Dialect(table, runTable);
 		};
 	}
 
@@ -155,17 +227,180 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	abstract AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException;
 
 	/**
-	 * Return the parameters of {@code acquire.sql}.
+	 * Claim a lease: a {@link LeaseRequest#recovery() recovery claim} with
+	 * {@code recover.sql}, any other with {@link #tryAcquire}.
+	 * @param connection an auto-commit connection
+	 * @param request the request
+	 * @return the result
+	 * @throws SQLException on a database error
+	 */
+	final AcquireResult claim(Connection connection, LeaseRequest request) throws SQLException {
+		return request.recovery() ? recover(connection, request) : tryAcquire(connection, request);
+	}
+
+	/**
+	 * Return the acquisition statement of a first claim: {@code acquire.sql} as ever for
+	 * a job without an active policy, {@code acquire-run.sql} for the others.
+	 * @param request the request
+	 * @return the statement
+	 */
+	protected final JdbcStatement acquireStatement(LeaseRequest request) {
+		return request.policy().isActive() ? this.acquireRun : this.acquire;
+	}
+
+	/**
+	 * Return the parameters of {@code acquire.sql}, {@code acquire-run.sql} and
+	 * {@code recover.sql}.
 	 * @param request the request
 	 * @return the parameters
 	 */
 	protected final MapSqlParameterSource acquireParameters(LeaseRequest request) {
-		return new MapSqlParameterSource().addValue("name", request.jobName())
+		MapSqlParameterSource parameters = new MapSqlParameterSource().addValue("name", request.jobName())
 			.addValue("owner", request.owner())
 			.addValue("leaseToken", request.leaseToken())
 			.addValue("ttlMillis", request.ttl().toMillis())
 			.addValue("slot", instant(request.slot()))
 			.addValue("slotToleranceMillis", request.slotTolerance().toMillis());
+		ClaimPolicy policy = request.policy();
+		if (policy.isActive()) {
+			parameters.addValue("recoverLost", policy.recoverLost() ? 1 : 0)
+				.addValue("recoverFailed", policy.recoverFailed() ? 1 : 0)
+				.addValue("maxAttempts", policy.maxAttempts())
+				.addValue("catchUp", policy.catchUp() ? 1 : 0)
+				.addValue("previousSlot", instant(request.previousSlot()));
+		}
+		return parameters;
+	}
+
+	/**
+	 * Return the result of a claim that won, from the row as the claim left it: with the
+	 * last slot and the current run for a job with an active policy.
+	 * @param request the request
+	 * @param resultSet the row, positioned on it
+	 * @return the result
+	 * @throws SQLException on a driver error
+	 */
+	protected final AcquireResult acquired(LeaseRequest request, ResultSet resultSet) throws SQLException {
+		long fencingToken = resultSet.getLong("fencing_token");
+		if (!request.policy().isActive()) {
+			return AcquireResult.acquired(fencingToken);
+		}
+		return AcquireResult.acquired(fencingToken, getInstant(resultSet, "last_slot"), run(resultSet));
+	}
+
+	/**
+	 * Read the current run of a row, {@code null} when it records none.
+	 * @param resultSet the row, positioned on it
+	 * @return the run
+	 * @throws SQLException on a driver error
+	 */
+	protected final @Nullable SlotRun run(ResultSet resultSet) throws SQLException {
+		Instant slot = getInstant(resultSet, "run_slot");
+		int attempt = resultSet.getInt("attempt");
+		String state = resultSet.getString("run_state");
+		if (slot == null || attempt < 1 || state == null) {
+			return null;
+		}
+		return new SlotRun(slot, attempt, RunState.fromValue(state));
+	}
+
+	/**
+	 * Make a recovery claim with {@code recover.sql}, which returns the row when it
+	 * changed it (PostgreSQL's {@code RETURNING}, H2's {@code FINAL TABLE}).
+	 * @param connection an auto-commit connection
+	 * @param request the recovery claim
+	 * @return the result
+	 * @throws SQLException on a database error
+	 */
+	AcquireResult recover(Connection connection, LeaseRequest request) throws SQLException {
+		try (PreparedStatement statement = this.recover.prepare(connection, acquireParameters(request));
+				ResultSet resultSet = statement.executeQuery()) {
+			if (resultSet.next()) {
+				observeStoreTime(resultSet);
+				return acquired(request, resultSet);
+			}
+		}
+		return AcquireResult.nothingPending();
+	}
+
+	/**
+	 * Return the parameters of {@code start-run.sql}.
+	 * @param lease the held lease
+	 * @param slot the slot of the run that starts
+	 * @param attempt its attempt
+	 * @return the parameters
+	 */
+	protected final MapSqlParameterSource startRunParameters(HeldLease lease, Instant slot, int attempt) {
+		return new MapSqlParameterSource().addValue("name", lease.jobName())
+			.addValue("leaseToken", lease.leaseToken())
+			.addValue("slot", instant(slot))
+			.addValue("attempt", attempt);
+	}
+
+	/**
+	 * Start another run under a held lease with {@code start-run.sql}, which returns the
+	 * new fencing token when it changed the row.
+	 * @param connection an auto-commit connection
+	 * @param lease the held lease
+	 * @param slot the slot of the run that starts
+	 * @param attempt its attempt
+	 * @return the new fencing token, or empty when the lease is no longer held
+	 * @throws SQLException on a database error
+	 */
+	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
+		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt));
+				ResultSet resultSet = statement.executeQuery()) {
+			return resultSet.next() ? OptionalLong.of(resultSet.getLong("fencing_token")) : OptionalLong.empty();
+		}
+	}
+
+	/**
+	 * Return the jobs with pending work, from one {@code find-pending.sql} query (per
+	 * 1000 jobs) that reads the expired rows with a run and the database's verdict on
+	 * their retry times; the policies are applied here.
+	 * @param connection an auto-commit connection
+	 * @param policies the jobs and their policies
+	 * @return the jobs with pending work
+	 * @throws SQLException on a database error
+	 */
+	Set<String> findPending(Connection connection, Map<String, ClaimPolicy> policies) throws SQLException {
+		List<String> names = new ArrayList<>(policies.keySet());
+		Set<String> pending = new HashSet<>();
+		for (int from = 0; from < names.size(); from += JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT) {
+			List<String> chunk = names.subList(from,
+					Math.min(from + JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT, names.size()));
+			try (PreparedStatement statement = this.findPending.prepare(connection,
+					new MapSqlParameterSource("names", chunk)); ResultSet resultSet = statement.executeQuery()) {
+				while (resultSet.next()) {
+					String name = resultSet.getString("name");
+					ClaimPolicy policy = policies.get(name);
+					SlotRun run = run(resultSet);
+					if (policy != null && run != null && isPending(policy, run, getInstant(resultSet, "last_slot"),
+							resultSet.getInt("retry_due") == 1)) {
+						pending.add(name);
+					}
+				}
+			}
+		}
+		return pending;
+	}
+
+	/**
+	 * Return whether an expired row has work pending for a recovery claim: the predicate
+	 * of {@code recover.sql}.
+	 * @param policy the job's policy
+	 * @param run the row's current run
+	 * @param lastSlot the row's last slot
+	 * @param retryDue whether the row's retry time has come (store clock)
+	 * @return whether work is pending
+	 */
+	static boolean isPending(ClaimPolicy policy, SlotRun run, @Nullable Instant lastSlot, boolean retryDue) {
+		boolean recoverable = run.attempt() < policy.maxAttempts()
+				&& ((policy.recoverLost() && run.state() == RunState.RUNNING)
+						|| (policy.recoverFailed() && run.state() == RunState.FAILED && retryDue));
+		boolean gap = (policy.recoverLost() || policy.recoverFailed()) && lastSlot != null
+				&& run.slot().isBefore(lastSlot);
+		return recoverable || gap;
 	}
 
 	/**
@@ -180,7 +415,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	protected final AcquireResult outcome(LeaseRequest request, ResultSet resultSet) throws SQLException {
 		observeStoreTime(resultSet);
 		if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
-			return AcquireResult.acquired(resultSet.getLong("fencing_token"));
+			return acquired(request, resultSet);
 		}
 		return AcquireResult.notAcquired(request, resultSet.getString("owner"), getInstant(resultSet, "last_slot"),
 				getInstant(resultSet, "store_time"));
@@ -366,12 +601,35 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error
 	 */
 	boolean release(Connection connection, HeldLease lease, Duration lockAtLeastFor) throws SQLException {
+		return release(connection, lease, lockAtLeastFor, RunCompletion.none());
+	}
+
+	/**
+	 * Release a lease as {@link #release(Connection, HeldLease, Duration)} does and, in
+	 * the same statement ({@code release-run.sql}), record how its run ended, unless the
+	 * completion has no state.
+	 * @param connection an auto-commit connection
+	 * @param lease the lease
+	 * @param lockAtLeastFor how long after acquisition the lease must be kept
+	 * @param completion how the run ended
+	 * @return whether the lease was still ours
+	 * @throws SQLException on a database error
+	 */
+	boolean release(Connection connection, HeldLease lease, Duration lockAtLeastFor, RunCompletion completion)
+			throws SQLException {
 		MapSqlParameterSource parameters = new MapSqlParameterSource()
 			.addValue("lockAtLeastForMillis", lockAtLeastFor.toMillis())
 			.addValue("releasedToken", releasedToken(lease.leaseToken()))
 			.addValue("name", lease.jobName())
 			.addValue("leaseToken", lease.leaseToken());
-		try (PreparedStatement statement = this.release.prepare(connection, parameters)) {
+		JdbcStatement release = this.release;
+		RunState state = completion.state();
+		if (state != null) {
+			release = this.releaseRun;
+			parameters.addValue("runState", state.value())
+				.addValue("retryDelayMillis", completion.retryDelay().toMillis());
+		}
+		try (PreparedStatement statement = release.prepare(connection, parameters)) {
 			return statement.executeUpdate() > 0;
 		}
 	}
@@ -418,6 +676,149 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		try (PreparedStatement statement = this.probe.prepare(connection, new MapSqlParameterSource())) {
 			statement.executeQuery().close();
 		}
+	}
+
+	/**
+	 * Run a query on the run table that returns nothing, so that a missing table shows.
+	 * @param connection a connection
+	 * @throws SQLException on a database error
+	 */
+	void probeRunTable(Connection connection) throws SQLException {
+		try (PreparedStatement statement = this.runProbe.prepare(connection, new MapSqlParameterSource())) {
+			statement.executeQuery().close();
+		}
+	}
+
+	/**
+	 * Return the run columns the lease table lacks (a table created before 0.2.0).
+	 * @param connection a connection
+	 * @return the missing columns, in {@link #RUN_COLUMNS} order
+	 * @throws SQLException on a database error
+	 */
+	List<String> missingRunColumns(Connection connection) throws SQLException {
+		Set<String> present = new HashSet<>();
+		try (PreparedStatement statement = this.columns.prepare(connection, new MapSqlParameterSource());
+				ResultSet resultSet = statement.executeQuery()) {
+			ResultSetMetaData metaData = resultSet.getMetaData();
+			for (int i = 1; i <= metaData.getColumnCount(); i++) {
+				present.add(metaData.getColumnLabel(i).toLowerCase(Locale.ROOT));
+			}
+		}
+		return RUN_COLUMNS.stream().filter((column) -> !present.contains(column)).toList();
+	}
+
+	/**
+	 * Return the statement that adds a run column to the lease table.
+	 * @param column one of {@link #RUN_COLUMNS}
+	 * @return the {@code ALTER TABLE} statement
+	 */
+	String addColumnStatement(String column) {
+		String type = switch (column) {
+			case "run_slot", "retry_at" -> timestampType();
+			case "attempt" -> "INT";
+			case "run_state" -> "VARCHAR(16)";
+			default -> throw new IllegalArgumentException("Unknown run column '" + column + "'");
+		};
+		return "ALTER TABLE " + this.table + " ADD COLUMN " + column + " " + type;
+	}
+
+	/**
+	 * Return the SQL type of the time columns.
+	 * @return the type
+	 */
+	abstract String timestampType();
+
+	/**
+	 * Insert or replace a run record, then keep the newest {@code maxRuns} of its job.
+	 * @param connection an auto-commit connection
+	 * @param run the record
+	 * @param maxRuns how many records of the job to keep
+	 * @throws SQLException on a database error
+	 */
+	void recordRun(Connection connection, RunRecord run, int maxRuns) throws SQLException {
+		MapSqlParameterSource parameters = new MapSqlParameterSource().addValue("name", run.jobName())
+			.addValue("fencingToken", run.fencingToken())
+			.addValue("slot", instant(run.slot()))
+			.addValue("attempt", run.attempt())
+			.addValue("owner", run.owner())
+			.addValue("trigger", run.trigger().name())
+			.addValue("state", run.state().value())
+			.addValue("startedAt", instant(run.startedAt()))
+			.addValue("finishedAt", instant(run.finishedAt()))
+			.addValue("error", new SqlParameterValue(Types.VARCHAR, run.error()));
+		try (PreparedStatement statement = this.runRecord.prepare(connection, parameters)) {
+			statement.executeUpdate();
+		}
+		try (PreparedStatement statement = this.runTrim.prepare(connection,
+				new MapSqlParameterSource("name", run.jobName()).addValue("maxRuns", maxRuns))) {
+			statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * Mark a run that is still recorded as running as lost.
+	 * @param connection an auto-commit connection
+	 * @param jobName the job name
+	 * @param fencingToken the fencing token of the run
+	 * @throws SQLException on a database error
+	 */
+	void markRunLost(Connection connection, String jobName, long fencingToken) throws SQLException {
+		try (PreparedStatement statement = this.runMarkLost.prepare(connection,
+				new MapSqlParameterSource("name", jobName).addValue("fencingToken", fencingToken))) {
+			statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * Return the newest run records of a job, newest first.
+	 * @param connection an auto-commit connection
+	 * @param jobName the job name
+	 * @param limit the most records to return
+	 * @return the records
+	 * @throws SQLException on a database error
+	 */
+	List<RunRecord> runHistory(Connection connection, String jobName, int limit) throws SQLException {
+		List<RunRecord> history = new ArrayList<>();
+		try (PreparedStatement statement = this.runHistory.prepare(connection,
+				new MapSqlParameterSource("name", jobName).addValue("limit", limit));
+				ResultSet resultSet = statement.executeQuery()) {
+			while (resultSet.next()) {
+				Instant startedAt = getInstant(resultSet, "started_at");
+				history.add(new RunRecord(resultSet.getString("name"), getInstant(resultSet, "slot"),
+						resultSet.getInt("attempt"), resultSet.getLong("fencing_token"), resultSet.getString("owner"),
+						RunTrigger.valueOf(resultSet.getString("run_trigger")),
+						RunState.fromValue(resultSet.getString("state")),
+						(startedAt != null) ? startedAt : Instant.EPOCH, getInstant(resultSet, "finished_at"),
+						resultSet.getString("error")));
+			}
+		}
+		return history;
+	}
+
+	/**
+	 * Return the end of each job's latest successful run.
+	 * @param connection an auto-commit connection
+	 * @param jobNames the jobs
+	 * @return the end times by job
+	 * @throws SQLException on a database error
+	 */
+	Map<String, Instant> lastSuccess(Connection connection, Collection<String> jobNames) throws SQLException {
+		Map<String, Instant> lastSuccess = new LinkedHashMap<>();
+		List<String> names = List.copyOf(new LinkedHashSet<>(jobNames));
+		for (int from = 0; from < names.size(); from += JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT) {
+			List<String> chunk = names.subList(from,
+					Math.min(from + JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT, names.size()));
+			try (PreparedStatement statement = this.runLastSuccess.prepare(connection,
+					new MapSqlParameterSource("names", chunk)); ResultSet resultSet = statement.executeQuery()) {
+				while (resultSet.next()) {
+					Instant finishedAt = getInstant(resultSet, "finished_at");
+					if (finishedAt != null) {
+						lastSuccess.put(resultSet.getString("name"), finishedAt);
+					}
+				}
+			}
+		}
+		return lastSuccess;
 	}
 
 	/**

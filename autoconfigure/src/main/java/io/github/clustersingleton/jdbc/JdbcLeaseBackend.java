@@ -23,21 +23,29 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -78,6 +86,11 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public static final String DEFAULT_TABLE_NAME = JdbcPlatform.DEFAULT_TABLE_NAME;
 
 	/**
+	 * The default name of the run ledger's table.
+	 */
+	public static final String DEFAULT_RUN_TABLE_NAME = JdbcPlatform.DEFAULT_RUN_TABLE_NAME;
+
+	/**
 	 * The longest job name the {@code name} column holds.
 	 */
 	public static final int MAX_JOB_NAME_LENGTH = 200;
@@ -101,6 +114,10 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private final String tableName;
 
+	private final String runTableName;
+
+	private final RunLedger runLedger = new JdbcRunLedger();
+
 	private final SQLExceptionTranslator exceptionTranslator = new SQLExceptionSubclassTranslator();
 
 	private volatile @Nullable JdbcDialect dialect;
@@ -118,9 +135,22 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @throws IllegalArgumentException when the table name is not an SQL identifier
 	 */
 	public JdbcLeaseBackend(DataSource dataSource, String tableName) {
+		this(dataSource, tableName, DEFAULT_RUN_TABLE_NAME);
+	}
+
+	/**
+	 * Create a new instance.
+	 * @param dataSource the data source of the database that holds the tables
+	 * @param tableName the name of the lease table, optionally schema-qualified
+	 * @param runTableName the name of the run ledger's table, optionally schema-qualified
+	 * @throws IllegalArgumentException when a table name is not an SQL identifier
+	 * @since 0.2.0
+	 */
+	public JdbcLeaseBackend(DataSource dataSource, String tableName, String runTableName) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
 		this.dataSource = dataSource;
 		this.tableName = JdbcPlatform.validateTableName(tableName);
+		this.runTableName = JdbcPlatform.validateTableName(runTableName, JdbcPlatform.RUN_TABLE_NAME_PROPERTY);
 	}
 
 	@Override
@@ -211,6 +241,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		}
 		try {
 			probe();
+			checkRunColumnsAndTable();
 			warnIfNoOtherNodeCanShare();
 			if (initializationFailure != null) {
 				logger.info("cluster-singleton could not run its CREATE TABLE for '" + this.tableName
@@ -237,6 +268,43 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			logger.warn("cluster-singleton could not check lease table '" + this.tableName
 					+ "'; runs are skipped until the database answers: " + ex.getMessage());
 		}
+	}
+
+	/**
+	 * Fail when the lease table lacks the run columns (a table created before 0.2.0 that
+	 * the schema initializer did not upgrade) or the run table is missing, naming what is
+	 * missing and the statements that fix it.
+	 */
+	private void checkRunColumnsAndTable() {
+		List<String> missing = execute("read the columns", (connection, dialect) -> {
+			List<String> columns = dialect.missingRunColumns(connection);
+			if (!columns.isEmpty()) {
+				throw new IllegalStateException("The cluster-singleton lease table '" + this.tableName
+						+ "' lacks the column(s) " + String.join(", ", columns)
+						+ " that recovery, catch-up and the run ledger need (the table was created by an earlier "
+						+ "version). Add them with: "
+						+ columns.stream().map(dialect::addColumnStatement).collect(Collectors.joining("; "))
+						+ "; or let cluster-singleton add them with cluster-singleton.jdbc.initialize-schema=always");
+			}
+			return columns;
+		});
+		Assert.state(missing.isEmpty(), "Unexpected missing columns");
+		execute("probe the run table", (connection, dialect) -> {
+			try {
+				dialect.probeRunTable(connection);
+			}
+			catch (SQLException ex) {
+				if (ex.getSQLState() != null && ex.getSQLState().startsWith("08")) {
+					throw ex;
+				}
+				throw new IllegalStateException("The cluster-singleton run table '" + this.runTableName
+						+ "' cannot be used: " + ex.getMessage() + ". Let cluster-singleton create it with "
+						+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
+						+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
+						+ JdbcPlatform.RUN_TABLE_NAME_PROPERTY + " at the right table", ex);
+			}
+			return Boolean.TRUE;
+		});
 	}
 
 	/**
@@ -305,6 +373,14 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		return this.tableName;
 	}
 
+	/**
+	 * Return the name of the run ledger's table.
+	 * @return the table name
+	 */
+	public String getRunTableName() {
+		return this.runTableName;
+	}
+
 	@Override
 	public void validateJobName(String jobName) {
 		if (jobName == null || jobName.isEmpty()) {
@@ -321,7 +397,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		return execute("acquire lease of job '" + request.jobName() + "'",
-				(connection, dialect) -> dialect.tryAcquire(connection, request));
+				(connection, dialect) -> dialect.claim(connection, request));
 	}
 
 	@Override
@@ -350,6 +426,39 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		execute("release lease of job '" + lease.jobName() + "'",
 				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor));
+	}
+
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
+		Assert.notNull(completion, "'completion' must not be null");
+		execute("release lease of job '" + lease.jobName() + "'",
+				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor, completion));
+	}
+
+	@Override
+	public OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.notNull(slot, "'slot' must not be null");
+		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
+		return execute("start a run of job '" + lease.jobName() + "'",
+				(connection, dialect) -> dialect.startRun(connection, lease, slot, attempt));
+	}
+
+	@Override
+	public Set<String> findPending(Map<String, ClaimPolicy> policies) {
+		Assert.notNull(policies, "'policies' must not be null");
+		if (policies.isEmpty()) {
+			return Set.of();
+		}
+		return execute("find pending work of " + policies.size() + " job(s)",
+				(connection, dialect) -> dialect.findPending(connection, policies));
+	}
+
+	@Override
+	public RunLedger runLedger() {
+		return this.runLedger;
 	}
 
 	@Override
@@ -421,7 +530,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			synchronized (this) {
 				dialect = this.dialect;
 				if (dialect == null) {
-					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName);
+					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName, this.runTableName);
 					dialect.setRenewalTimeout(this.renewalTimeout);
 					dialect.setStoreClockObserver(this.storeClockObserver);
 					this.dialect = dialect;
@@ -438,6 +547,52 @@ public class JdbcLeaseBackend implements LeaseBackend {
 				+ ")";
 		DataAccessException translated = this.exceptionTranslator.translate(message, null, ex);
 		return (translated != null) ? translated : new UncategorizedSQLException(message, null, ex);
+	}
+
+	/**
+	 * The run ledger in the run table.
+	 */
+	private final class JdbcRunLedger implements RunLedger {
+
+		@Override
+		public void record(RunRecord run, int maxRuns) {
+			Assert.notNull(run, "'run' must not be null");
+			Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
+			execute("record run " + run.fencingToken() + " of job '" + run.jobName() + "'", (connection, dialect) -> {
+				dialect.recordRun(connection, run, maxRuns);
+				return Boolean.TRUE;
+			});
+		}
+
+		@Override
+		public void markLost(String jobName, long fencingToken) {
+			Assert.hasText(jobName, "'jobName' must not be empty");
+			execute("mark run " + fencingToken + " of job '" + jobName + "' lost", (connection, dialect) -> {
+				dialect.markRunLost(connection, jobName, fencingToken);
+				return Boolean.TRUE;
+			});
+		}
+
+		@Override
+		public List<RunRecord> history(String jobName, int limit) {
+			Assert.hasText(jobName, "'jobName' must not be empty");
+			if (limit <= 0) {
+				return List.of();
+			}
+			return execute("read the run history of job '" + jobName + "'",
+					(connection, dialect) -> dialect.runHistory(connection, jobName, limit));
+		}
+
+		@Override
+		public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
+			Assert.notNull(jobNames, "'jobNames' must not be null");
+			if (jobNames.isEmpty()) {
+				return Map.of();
+			}
+			return execute("read the last successful runs",
+					(connection, dialect) -> dialect.lastSuccess(connection, jobNames));
+		}
+
 	}
 
 	/**

@@ -43,10 +43,13 @@ import org.springframework.util.Assert;
 import org.springframework.util.StreamUtils;
 
 /**
- * Creates the lease table of {@link JdbcLeaseBackend} by running the
- * {@code schema-<platform>.sql} script of the detected database, with the configured
- * table name substituted. The script is {@code CREATE TABLE IF NOT EXISTS}, so running it
- * against an existing table changes nothing.
+ * Creates the lease table and the run ledger's table of {@link JdbcLeaseBackend} by
+ * running the {@code schema-<platform>.sql} script of the detected database, with the
+ * configured table names substituted. The script is {@code CREATE TABLE IF NOT EXISTS},
+ * so running it against an existing table changes nothing. A lease table created before
+ * 0.2.0 gets the run columns ({@code run_slot}, {@code attempt}, {@code run_state},
+ * {@code retry_at}) with {@code ALTER TABLE ... ADD COLUMN}; a node adding them at the
+ * same moment is tolerated.
  * <p>
  * Safe when several nodes start at once against an empty database: concurrent
  * {@code CREATE TABLE IF NOT EXISTS} statements can still fail (PostgreSQL reports a
@@ -62,6 +65,20 @@ public class JdbcLeaseSchemaInitializer {
 
 	private static final Pattern DEFAULT_TABLE_NAME = Pattern
 		.compile("\\b" + Pattern.quote(JdbcPlatform.DEFAULT_TABLE_NAME) + "\\b");
+
+	private static final Pattern DEFAULT_RUN_TABLE_NAME = Pattern
+		.compile("\\b" + Pattern.quote(JdbcPlatform.DEFAULT_RUN_TABLE_NAME) + "\\b");
+
+	/**
+	 * SQL states of a column that exists already: PostgreSQL's duplicate_column, and
+	 * "column already exists" of MySQL, MariaDB and H2.
+	 */
+	private static final Set<String> DUPLICATE_COLUMN_STATES = Set.of("42701", "42S21");
+
+	/**
+	 * MySQL/MariaDB's ER_DUP_FIELDNAME, for drivers that report a generic state.
+	 */
+	private static final int MYSQL_DUPLICATE_COLUMN = 1060;
 
 	/**
 	 * SQL states that mean the object was created concurrently: PostgreSQL's
@@ -79,6 +96,8 @@ public class JdbcLeaseSchemaInitializer {
 
 	private final String tableName;
 
+	private final String runTableName;
+
 	private final DatabaseInitializationMode mode;
 
 	/**
@@ -90,10 +109,26 @@ public class JdbcLeaseSchemaInitializer {
 	 * @throws IllegalArgumentException when the table name is not an SQL identifier
 	 */
 	public JdbcLeaseSchemaInitializer(DataSource dataSource, String tableName, DatabaseInitializationMode mode) {
+		this(dataSource, tableName, JdbcPlatform.DEFAULT_RUN_TABLE_NAME, mode);
+	}
+
+	/**
+	 * Create a new instance.
+	 * @param dataSource the data source of the database that holds the lease table
+	 * @param tableName the name of the lease table, optionally schema-qualified
+	 * @param runTableName the name of the run ledger's table, optionally schema-qualified
+	 * @param mode when to create the tables: {@code ALWAYS}, {@code EMBEDDED} (only on an
+	 * embedded database) or {@code NEVER}
+	 * @throws IllegalArgumentException when a table name is not an SQL identifier
+	 * @since 0.2.0
+	 */
+	public JdbcLeaseSchemaInitializer(DataSource dataSource, String tableName, String runTableName,
+			DatabaseInitializationMode mode) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
 		Assert.notNull(mode, "'mode' must not be null");
 		this.dataSource = dataSource;
 		this.tableName = JdbcPlatform.validateTableName(tableName);
+		this.runTableName = JdbcPlatform.validateTableName(runTableName, JdbcPlatform.RUN_TABLE_NAME_PROPERTY);
 		this.mode = mode;
 	}
 
@@ -116,10 +151,11 @@ public class JdbcLeaseSchemaInitializer {
 			}
 			try {
 				JdbcPlatform platform = JdbcPlatform.of(connection);
-				JdbcDialect dialect = JdbcDialect.of(platform, this.tableName);
+				JdbcDialect dialect = JdbcDialect.of(platform, this.tableName, this.runTableName);
 				for (String sql : statements(platform)) {
 					execute(connection, sql, dialect);
 				}
+				addRunColumns(connection, dialect);
 			}
 			finally {
 				if (!autoCommit) {
@@ -153,7 +189,12 @@ public class JdbcLeaseSchemaInitializer {
 			}
 			// Another node created the table at the same moment: success once it answers
 			try {
-				dialect.probe(connection);
+				if (createsRunTable(sql)) {
+					dialect.probeRunTable(connection);
+				}
+				else {
+					dialect.probe(connection);
+				}
 			}
 			catch (SQLException probeFailure) {
 				ex.addSuppressed(probeFailure);
@@ -166,6 +207,46 @@ public class JdbcLeaseSchemaInitializer {
 		}
 	}
 
+	/**
+	 * Add the run columns that a lease table created before 0.2.0 lacks. A node that adds
+	 * them at the same moment makes this fail with "duplicate column", which is success
+	 * once the columns are there.
+	 */
+	private void addRunColumns(Connection connection, JdbcDialect dialect) throws SQLException {
+		for (String column : dialect.missingRunColumns(connection)) {
+			String sql = dialect.addColumnStatement(column);
+			try (Statement statement = connection.createStatement()) {
+				statement.execute(sql);
+				logger.info("Added column '" + column + "' to cluster-singleton lease table '" + this.tableName + "': "
+						+ sql);
+			}
+			catch (SQLException ex) {
+				if (!isDuplicateColumn(ex) && !isAlreadyExists(ex)) {
+					throw ex;
+				}
+				if (dialect.missingRunColumns(connection).contains(column)) {
+					throw ex;
+				}
+				if (logger.isDebugEnabled()) {
+					logger.debug("Column '" + column + "' of lease table '" + this.tableName
+							+ "' was added concurrently (SQL state " + ex.getSQLState() + "): " + ex.getMessage());
+				}
+			}
+		}
+	}
+
+	private boolean createsRunTable(String sql) {
+		return Pattern
+			.compile("\\bTABLE\\s+IF\\s+NOT\\s+EXISTS\\s+" + Pattern.quote(this.runTableName) + "\\b",
+					Pattern.CASE_INSENSITIVE)
+			.matcher(sql)
+			.find();
+	}
+
+	private static boolean isDuplicateColumn(SQLException ex) {
+		return DUPLICATE_COLUMN_STATES.contains(ex.getSQLState()) || ex.getErrorCode() == MYSQL_DUPLICATE_COLUMN;
+	}
+
 	private static boolean isAlreadyExists(SQLException ex) {
 		return ALREADY_EXISTS_STATES.contains(ex.getSQLState()) || ex.getErrorCode() == MYSQL_TABLE_EXISTS;
 	}
@@ -173,6 +254,7 @@ public class JdbcLeaseSchemaInitializer {
 	private List<String> statements(JdbcPlatform platform) {
 		String script = DEFAULT_TABLE_NAME.matcher(read(platform.schemaLocation()))
 			.replaceAll(Matcher.quoteReplacement(this.tableName));
+		script = DEFAULT_RUN_TABLE_NAME.matcher(script).replaceAll(Matcher.quoteReplacement(this.runTableName));
 		StringBuilder withoutComments = new StringBuilder();
 		for (String line : script.split("\\R")) {
 			if (!line.trim().startsWith("--")) {

@@ -63,6 +63,16 @@ enum JdbcPlatform {
 	 */
 	static final String DEFAULT_TABLE_NAME = "cluster_singleton_lease";
 
+	/**
+	 * The name of the property that configures the run table name, for error messages.
+	 */
+	static final String RUN_TABLE_NAME_PROPERTY = "cluster-singleton.jdbc.run-table-name";
+
+	/**
+	 * The default name of the run ledger's table, also the one the schema scripts use.
+	 */
+	static final String DEFAULT_RUN_TABLE_NAME = "cluster_singleton_run";
+
 	private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
 	private final String id;
@@ -123,9 +133,20 @@ enum JdbcPlatform {
 	 * @throws IllegalArgumentException when it is not
 	 */
 	static String validateTableName(String tableName) {
+		return validateTableName(tableName, TABLE_NAME_PROPERTY);
+	}
+
+	/**
+	 * Check that a table name is an SQL identifier, optionally schema-qualified.
+	 * @param tableName the table name
+	 * @param property the property that configures it, for the message
+	 * @return the table name
+	 * @throws IllegalArgumentException when it is not
+	 */
+	static String validateTableName(String tableName, String property) {
 		if (!StringUtils.hasText(tableName) || !TABLE_NAME.matcher(tableName).matches()) {
-			throw new IllegalArgumentException("Invalid table name '" + tableName + "' in property "
-					+ TABLE_NAME_PROPERTY + ": expected an SQL identifier, optionally schema-qualified "
+			throw new IllegalArgumentException("Invalid table name '" + tableName + "' in property " + property
+					+ ": expected an SQL identifier, optionally schema-qualified "
 					+ "(letters, digits and underscores, not starting with a digit, such as "
 					+ "'cluster_singleton_lease' or 'myschema.cluster_singleton_lease')");
 		}

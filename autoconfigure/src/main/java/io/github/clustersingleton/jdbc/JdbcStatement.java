@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Collection;
 import java.util.stream.Collectors;
 
@@ -44,6 +45,8 @@ import org.springframework.jdbc.core.namedparam.ParsedSql;
 final class JdbcStatement {
 
 	private static final String TABLE_PLACEHOLDER = "${table}";
+
+	private static final String RUN_TABLE_PLACEHOLDER = "${runTable}";
 
 	private final String resource;
 
@@ -70,6 +73,21 @@ final class JdbcStatement {
 		String resource = location(platform, name);
 		return new JdbcStatement(resource, withoutCommentLines(read(resource)).replace(TABLE_PLACEHOLDER, table),
 				expandsLists);
+	}
+
+	/**
+	 * Load a statement that may also name the run table, as {@code ${runTable}}.
+	 * @param platform the platform directory ({@code postgresql}, {@code mysql}, ...)
+	 * @param name the statement's file name without {@code .sql}
+	 * @param table the validated lease table name
+	 * @param runTable the validated run table name
+	 * @param expandsLists whether some parameter is bound to a collection
+	 * @return the statement
+	 */
+	static JdbcStatement load(String platform, String name, String table, String runTable, boolean expandsLists) {
+		String resource = location(platform, name);
+		return new JdbcStatement(resource, withoutCommentLines(read(resource)).replace(RUN_TABLE_PLACEHOLDER, runTable)
+			.replace(TABLE_PLACEHOLDER, table), expandsLists);
 	}
 
 	/**
@@ -132,10 +150,26 @@ final class JdbcStatement {
 	 * @throws SQLException on a driver error
 	 */
 	PreparedStatement prepare(Connection connection, MapSqlParameterSource parameters) throws SQLException {
+		return prepare(connection, parameters, false);
+	}
+
+	/**
+	 * Prepare the statement with its parameters bound, optionally asking the driver for
+	 * the keys the statement generates.
+	 * @param connection the connection
+	 * @param parameters the parameters by name
+	 * @param returnGeneratedKeys whether {@link PreparedStatement#getGeneratedKeys()} is
+	 * to be read
+	 * @return the prepared statement, for the caller to execute and close
+	 * @throws SQLException on a driver error
+	 */
+	PreparedStatement prepare(Connection connection, MapSqlParameterSource parameters, boolean returnGeneratedKeys)
+			throws SQLException {
 		String sql = (this.fixedSql != null) ? this.fixedSql
 				: NamedParameterUtils.substituteNamedParameters(this.parsedSql, parameters);
 		Object[] values = NamedParameterUtils.buildValueArray(this.parsedSql, parameters, null);
-		PreparedStatement statement = connection.prepareStatement(sql);
+		PreparedStatement statement = returnGeneratedKeys
+				? connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS) : connection.prepareStatement(sql);
 		try {
 			int index = 1;
 			for (Object value : values) {

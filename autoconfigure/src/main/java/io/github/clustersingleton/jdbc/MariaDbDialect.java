@@ -34,14 +34,17 @@ import io.github.clustersingleton.LeaseRequest;
  */
 final class MariaDbDialect extends MySqlDialect {
 
-	MariaDbDialect(String table) {
-		super(table, JdbcStatement.load(new String[] { "mysql", "acquire" },
-				new String[] { "mariadb", "acquire-returning" }, table));
+	MariaDbDialect(String table, String runTable) {
+		super(table, runTable,
+				JdbcStatement.load(new String[] { "mysql", "acquire" }, new String[] { "mariadb", "acquire-returning" },
+						table),
+				JdbcStatement.load(new String[] { "mysql", "acquire-run" },
+						new String[] { "mariadb", "acquire-returning" }, table));
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request));
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
 				ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
 				return outcome(request, resultSet);

@@ -23,6 +23,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import io.github.clustersingleton.AcquireResult;
@@ -49,21 +50,66 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 
 	private final JdbcStatement selectLive;
 
-	MySqlDialect(String table) {
-		this(table, JdbcStatement.load("mysql", "acquire", table, false));
+	MySqlDialect(String table, String runTable) {
+		this(table, runTable, JdbcStatement.load("mysql", "acquire", table, false),
+				JdbcStatement.load("mysql", "acquire-run", table, false));
 	}
 
-	protected MySqlDialect(String table, JdbcStatement acquire) {
-		super(table, acquire, "mysql");
+	protected MySqlDialect(String table, String runTable, JdbcStatement acquire, JdbcStatement acquireRun) {
+		super(table, runTable, acquire, acquireRun, "mysql");
 		this.selectLive = JdbcStatement.load("mysql", "select-live", table, true);
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request))) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request))) {
 			statement.executeUpdate();
 		}
 		return readOutcome(connection, request);
+	}
+
+	/**
+	 * Make a recovery claim: {@code recover.sql}, then, when it changed the row,
+	 * {@code select-state.sql} for the fencing token and the run (no {@code RETURNING} on
+	 * an {@code UPDATE}). A row that no longer carries our token by then was taken over
+	 * again: nothing is held.
+	 */
+	@Override
+	AcquireResult recover(Connection connection, LeaseRequest request) throws SQLException {
+		try (PreparedStatement statement = this.recover.prepare(connection, acquireParameters(request))) {
+			if (statement.executeUpdate() == 0) {
+				return AcquireResult.nothingPending();
+			}
+		}
+		AcquireResult result = readOutcome(connection, request);
+		return result.isAcquired() ? result : AcquireResult.nothingPending();
+	}
+
+	/**
+	 * Start a run with {@code start-run.sql}, whose {@code LAST_INSERT_ID(expr)} brings
+	 * the new fencing token back as the statement's generated key, in the same round
+	 * trip.
+	 */
+	@Override
+	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
+		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt),
+				true)) {
+			if (statement.executeUpdate() == 0) {
+				return OptionalLong.empty();
+			}
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				if (keys.next()) {
+					return OptionalLong.of(keys.getLong(1));
+				}
+			}
+		}
+		throw new SQLException("start-run.sql changed the row of job '" + lease.jobName()
+				+ "' but the driver returned no fencing token");
+	}
+
+	@Override
+	String timestampType() {
+		return "DATETIME(6) NULL";
 	}
 
 	@Override

@@ -43,17 +43,17 @@ import org.springframework.jdbc.core.SqlParameterValue;
  */
 final class PostgreSqlDialect extends JdbcDialect {
 
-	PostgreSqlDialect(String table) {
-		super(table, "postgresql", "postgresql");
+	PostgreSqlDialect(String table, String runTable) {
+		super(table, runTable, "postgresql", "postgresql");
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.acquire.prepare(connection, acquireParameters(request));
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
 				ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
 				observeStoreTime(resultSet);
-				return AcquireResult.acquired(resultSet.getLong("fencing_token"));
+				return acquired(request, resultSet);
 			}
 		}
 		return readOutcome(connection, request);
@@ -64,6 +64,11 @@ final class PostgreSqlDialect extends JdbcDialect {
 		try (PreparedStatement statement = prepareRenewal(connection, this.renew, renewParameters(leases, ttl))) {
 			return readTokens(statement, leases);
 		}
+	}
+
+	@Override
+	String timestampType() {
+		return "TIMESTAMP WITH TIME ZONE";
 	}
 
 	@Override

@@ -21,9 +21,11 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -34,10 +36,15 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.test.CountingDataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -206,6 +213,85 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 			status.setRollbackOnly();
 		});
 		assertThat(this.backend.describe(job)).get().extracting(LeaseInfo::live).isEqualTo(false);
+	}
+
+	@Test
+	void recoveryClaimsAndFirstClaimsOfTheNextSlotRaceAndExactlyOneWins() throws Exception {
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		Instant s2 = s1.plusSeconds(60);
+		int contenders = 8;
+		ExecutorService pool = Executors.newFixedThreadPool(contenders);
+		try {
+			warmUp(contenders);
+			for (int round = 0; round < 10; round++) {
+				String job = jobName("race-" + round);
+				LeaseRequest first = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), LONG_TTL, s1)
+					.withPolicy(policy, null);
+				long fence = this.backend.tryAcquire(first).fencingToken();
+				// node-a dies: its run stays 'running' on an expired lease
+				assertThat(this.backend.forceRelease(job)).isTrue();
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<AcquireResult>> results = new ArrayList<>();
+				List<String> owners = new ArrayList<>();
+				for (int i = 0; i < contenders; i++) {
+					String owner = "node-" + i;
+					owners.add(owner);
+					LeaseRequest request = (i % 2 == 0)
+							? LeaseRequest.recovery(job, owner, UUID.randomUUID().toString(), LONG_TTL, policy)
+							: new LeaseRequest(job, owner, UUID.randomUUID().toString(), LONG_TTL, s2)
+								.withPolicy(policy, s1);
+					results.add(pool.submit(() -> {
+						start.await();
+						return this.backend.tryAcquire(request);
+					}));
+				}
+				start.countDown();
+				List<Integer> winners = new ArrayList<>();
+				AcquireResult won = null;
+				for (int i = 0; i < contenders; i++) {
+					AcquireResult result = results.get(i).get(30, TimeUnit.SECONDS);
+					if (result.isAcquired()) {
+						winners.add(i);
+						won = result;
+					}
+				}
+				assertThat(winners).as("winners of round %d", round).hasSize(1);
+				assertThat(won.fencingToken()).isEqualTo(fence + 1);
+				assertThat(won.run()).isEqualTo(new SlotRun(s1, 1, RunState.RUNNING));
+				assertThat(won.lastSlot()).isEqualTo((winners.get(0) % 2 == 0) ? s1 : s2);
+				assertThat(this.backend.describe(job)).get()
+					.extracting(LeaseInfo::holder)
+					.isEqualTo(owners.get(winners.get(0)));
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void startRunAndReleaseOnlyTouchALeaseThatIsStillHeld() {
+		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		String job = jobName("taken-over");
+		LeaseRequest first = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), LONG_TTL, s1)
+			.withPolicy(policy, null);
+		HeldLease lease = HeldLease.of(first, this.backend.tryAcquire(first).fencingToken());
+		this.backend.forceRelease(job);
+		LeaseRequest recovery = LeaseRequest.recovery(job, "node-b", UUID.randomUUID().toString(), LONG_TTL, policy);
+		AcquireResult taken = this.backend.tryAcquire(recovery);
+		assertThat(taken.isAcquired()).isTrue();
+		// node-a comes back: it can neither start a run nor end one
+		assertThat(this.backend.startRun(lease, s1, 2)).isEmpty();
+		this.backend.release(lease, Duration.ZERO, RunCompletion.failed(Duration.ZERO));
+		HeldLease nodeB = HeldLease.of(recovery, taken.fencingToken());
+		assertThat(this.backend.startRun(nodeB, s1, 2)).hasValue(taken.fencingToken() + 1);
+		this.backend.release(nodeB, Duration.ZERO, RunCompletion.succeeded());
+		assertThat(this.backend.findPending(Map.of(job, policy))).isEmpty();
+		assertThat(this.backend
+			.tryAcquire(LeaseRequest.recovery(job, "node-c", UUID.randomUUID().toString(), LONG_TTL, policy))
+			.isAcquired()).isFalse();
 	}
 
 	@Test

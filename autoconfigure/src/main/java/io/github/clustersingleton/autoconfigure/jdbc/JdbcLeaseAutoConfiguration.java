@@ -73,7 +73,8 @@ public final class JdbcLeaseAutoConfiguration {
 	JdbcLeaseBackend clusterSingletonJdbcLeaseBackend(DataSource dataSource, JdbcLeaseProperties properties,
 			ObjectProvider<JdbcLeaseSchemaInitializer> schemaInitializer, Environment environment) {
 		try {
-			JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, properties.getTableName());
+			JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, properties.getTableName(),
+					properties.getRunTableName());
 			// the table is created (or checked) at startup only when jobs use this
 			// backend
 			backend.setSchemaInitializer(schemaInitializer.getIfAvailable());
@@ -92,7 +93,7 @@ public final class JdbcLeaseAutoConfiguration {
 
 	private static JdbcLeaseSchemaInitializer newInitializer(DataSource dataSource, JdbcLeaseProperties properties) {
 		try {
-			return new JdbcLeaseSchemaInitializer(dataSource, properties.getTableName(),
+			return new JdbcLeaseSchemaInitializer(dataSource, properties.getTableName(), properties.getRunTableName(),
 					properties.getInitializeSchema());
 		}
 		catch (IllegalArgumentException ex) {

@@ -36,6 +36,12 @@ public class JdbcLeaseProperties {
 	private String tableName = JdbcLeaseBackend.DEFAULT_TABLE_NAME;
 
 	/**
+	 * Name of the run ledger's table (one record per run of a job), optionally
+	 * schema-qualified.
+	 */
+	private String runTableName = JdbcLeaseBackend.DEFAULT_RUN_TABLE_NAME;
+
+	/**
 	 * When to create the lease table at startup if it does not exist: 'always',
 	 * 'embedded' only for in-memory databases, or 'never' (for tables managed by Flyway,
 	 * Liquibase or a DBA). Either way, startup fails when the table is missing.
@@ -48,6 +54,14 @@ public class JdbcLeaseProperties {
 
 	public void setTableName(String tableName) {
 		this.tableName = tableName;
+	}
+
+	public String getRunTableName() {
+		return this.runTableName;
+	}
+
+	public void setRunTableName(String runTableName) {
+		this.runTableName = runTableName;
 	}
 
 	public DatabaseInitializationMode getInitializeSchema() {

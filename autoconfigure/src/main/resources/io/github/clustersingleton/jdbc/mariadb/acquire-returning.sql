@@ -2,4 +2,4 @@
 -- this clause (MariaDB 10.5+), which returns the row as the upsert left it, so acquisition is
 -- one round trip: our lease token in the row means we won; no row means the slot was refused
 -- as ahead of the database's clock.
-RETURNING lease_token, fencing_token, owner, last_slot, UTC_TIMESTAMP(6) AS store_time
+RETURNING lease_token, fencing_token, owner, last_slot, run_slot, attempt, run_state, UTC_TIMESTAMP(6) AS store_time

@@ -1,0 +1,12 @@
+-- Release a lease that still carries our token, as release.sql does, and record how its
+-- run ended: run_state becomes :runState ('succeeded' or 'failed'); a failed run may be
+-- claimed again from :retryDelayMillis after now (the database's clock).
+UPDATE ${table}
+   SET expires_at = GREATEST(acquired_at + :lockAtLeastForMillis * INTERVAL '1 millisecond', CURRENT_TIMESTAMP),
+       lease_token = :releasedToken,
+       run_state = CAST(:runState AS VARCHAR(16)),
+       retry_at = CASE WHEN CAST(:runState AS VARCHAR(16)) = 'failed'
+                       THEN CURRENT_TIMESTAMP + :retryDelayMillis * INTERVAL '1 millisecond' END
+ WHERE name = :name
+   AND lease_token = :leaseToken
+   AND expires_at > CURRENT_TIMESTAMP

@@ -1,0 +1,15 @@
+-- Start another run (a recovery attempt or a catch-up) under the lease of job :name that
+-- still carries :leaseToken and is live: the fencing token goes up by one, slot :slot and
+-- attempt :attempt become the running run, and the last slot moves to :slot when later.
+-- Returns the new fencing token, or no row when the lease is no longer held.
+UPDATE ${table}
+   SET fencing_token = fencing_token + 1,
+       run_slot = CAST(:slot AS TIMESTAMP WITH TIME ZONE),
+       attempt = :attempt,
+       run_state = 'running',
+       retry_at = NULL,
+       last_slot = GREATEST(last_slot, CAST(:slot AS TIMESTAMP WITH TIME ZONE))
+ WHERE name = :name
+   AND lease_token = :leaseToken
+   AND expires_at > CURRENT_TIMESTAMP
+RETURNING fencing_token
