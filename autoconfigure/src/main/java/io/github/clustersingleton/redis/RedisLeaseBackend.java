@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
- * {@link LeaseBackend} that keeps leases in Redis, two keys per job:
+ * {@link LeaseBackend} that keeps leases in Redis, up to three keys per job:
  * <ul>
  * <li>{@code {<prefix>:<name>}:lease}, a hash ({@code owner}, {@code token},
  * {@code acquired_at}) that exists while the lease is held and expires by itself at the
@@ -63,7 +63,7 @@ import org.springframework.util.Assert;
  * set of runs, scored by fencing token.</li>
  * </ul>
  * The hash tag {@code {<prefix>:<name>}} puts all keys of a job on one Redis Cluster
- * slot, so every script touches a single slot. All changes are made by the
+ * slot, so every script about one job touches a single slot. All changes are made by the
  * {@link RedisLeaseScript Lua scripts}, each atomic and one round trip: acquire (first
  * and recovery claims), start-run, renew (all leases this node holds in one call),
  * release, find-pending (all given jobs in one call), describe, force-release and the

@@ -59,7 +59,7 @@ final class RedisRunLedger implements RunLedger {
 	@Override
 	public void record(RunRecord run, int maxRuns) {
 		Assert.notNull(run, "'run' must not be null");
-		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
+		Assert.isTrue(maxRuns >= 0, "'maxRuns' must not be negative");
 		this.backend.getExecutor()
 			.execute(RedisLeaseScript.RUN_RECORD, List.of(this.backend.runsKey(run.jobName())),
 					List.of(Long.toString(run.fencingToken()), toJson(run), Integer.toString(maxRuns)));

@@ -15,8 +15,9 @@
  */
 
 /**
- * Redis lease backend: one lease hash with a TTL and one meta hash per job, changed only
- * by Lua scripts, run through a Redisson client or Spring Data Redis.
+ * Redis lease backend: one lease hash with a TTL, one meta hash and a run ledger (a
+ * sorted set) per job, changed only by Lua scripts, run through a Redisson client or
+ * Spring Data Redis.
  */
 @NullMarked
 package io.github.clustersingleton.redis;

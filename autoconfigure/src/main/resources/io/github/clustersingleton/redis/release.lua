@@ -20,20 +20,26 @@ local lease = redis.call('HMGET', KEYS[1], 'token', 'acquired_at')
 if lease[1] ~= ARGV[1] then
   return {0}
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = nil
+local function clock()
+  if not now then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  return now
+end
 local state = ARGV[3] or ''
 if state == 'succeeded' then
   redis.call('HSET', KEYS[2], 'run_state', 'succeeded')
   redis.call('HDEL', KEYS[2], 'retry_at')
 elseif state == 'failed' then
   redis.call('HSET', KEYS[2], 'run_state', 'failed', 'retry_at',
-    string.format('%.0f', now + (tonumber(ARGV[4]) or 0)))
+    string.format('%.0f', clock() + (tonumber(ARGV[4]) or 0)))
 end
 local at_least = tonumber(ARGV[2])
 if at_least > 0 then
   local keep_until = (tonumber(lease[2]) or 0) + at_least
-  if keep_until > now then
+  if keep_until > clock() then
     redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', keep_until))
     redis.call('HDEL', KEYS[1], 'token')
     return {2}

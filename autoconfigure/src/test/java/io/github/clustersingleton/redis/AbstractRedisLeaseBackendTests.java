@@ -25,6 +25,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,6 +55,7 @@ import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -489,6 +491,78 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null));
 		assertThat(ledger.history(job, 0)).isEmpty();
 		assertThat(ledger.lastSuccess(List.of(job))).isEmpty();
+	}
+
+	@Test
+	void aStaleHolderCanNeitherEndNorStartARun() {
+		String job = jobName("stale-holder");
+		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
+		LeaseRequest first = request(job, "node-a", SHORT_TTL, slot).withPolicy(policy, null);
+		HeldLease stale = acquire(first);
+		AcquireResult taken = awaitAcquired(
+				request(job, "node-b", LONG_TTL, slot.plusSeconds(60)).withPolicy(policy, slot));
+		assertThat(taken.run()).isEqualTo(new SlotRun(slot, 1, RunState.RUNNING));
+		this.backend.release(stale, Duration.ZERO, RunCompletion.failed(Duration.ZERO));
+		assertThat(this.backend.startRun(stale, slot.plusSeconds(120), 1)).isEmpty();
+		Map<Object, Object> meta = this.admin.opsForHash().entries(this.backend.metaKey(job));
+		assertThat(meta).containsEntry("run_state", "running")
+			.containsEntry("last_slot", Long.toString(slot.plusSeconds(60).toEpochMilli()))
+			.containsEntry("fence", Long.toString(taken.fencingToken()))
+			.doesNotContainKey("retry_at");
+	}
+
+	@Test
+	void findPendingAgreesWithRecoveryClaimsOnEveryRowState() {
+		long now = System.currentTimeMillis();
+		long slot = Instant.parse("2026-01-01T10:00:00Z").toEpochMilli();
+		List<ClaimPolicy> policies = List.of(new ClaimPolicy(true, false, 2, false),
+				new ClaimPolicy(false, true, 3, false), new ClaimPolicy(true, true, 3, true),
+				new ClaimPolicy(false, false, 3, true));
+		List<Map<String, String>> rows = new ArrayList<>();
+		rows.add(Map.of("fence", "1", "last_slot", Long.toString(slot)));
+		for (String state : List.of("running", "succeeded", "failed")) {
+			for (String attempt : List.of("1", "2", "3")) {
+				for (long lastSlot : List.of(slot, slot + 60_000)) {
+					for (long retryAt : List.of(now - 60_000, now + 60_000)) {
+						Map<String, String> row = new HashMap<>(
+								Map.of("fence", "1", "last_slot", Long.toString(lastSlot), "run_slot",
+										Long.toString(slot), "attempt", attempt, "run_state", state));
+						if (state.equals("failed")) {
+							row.put("retry_at", Long.toString(retryAt));
+						}
+						rows.add(row);
+					}
+				}
+			}
+		}
+		int pendingRows = 0;
+		for (ClaimPolicy policy : policies) {
+			for (Map<String, String> row : rows) {
+				String looked = jobName("agree-find");
+				String claimed = jobName("agree-claim");
+				this.admin.opsForHash().putAll(this.backend.metaKey(looked), row);
+				this.admin.opsForHash().putAll(this.backend.metaKey(claimed), row);
+				boolean pending = this.backend.findPending(Map.of(looked, policy)).contains(looked);
+				AcquireResult result = (policy.recoverLost() || policy.recoverFailed()) ? this.backend.tryAcquire(
+						LeaseRequest.recovery(claimed, "node-a", UUID.randomUUID().toString(), LONG_TTL, policy))
+						: AcquireResult.nothingPending();
+				assertThat(result.isAcquired()).as("%s on %s", policy, row).isEqualTo(pending);
+				if (pending) {
+					pendingRows++;
+					assertThat(result.lastSlot()).isEqualTo(Instant.ofEpochMilli(Long.parseLong(row.get("last_slot"))));
+					assertThat(result.run()).isEqualTo(new SlotRun(Instant.ofEpochMilli(slot),
+							Integer.parseInt(row.get("attempt")), RunState.fromValue(row.get("run_state"))));
+					Map<Object, Object> after = new HashMap<>(
+							this.admin.opsForHash().entries(this.backend.metaKey(claimed)));
+					assertThat(after.remove("fence")).isEqualTo("2");
+					Map<String, String> expected = new HashMap<>(row);
+					expected.remove("fence");
+					assertThat(after).as("a recovery claim changes nothing but the fence").isEqualTo(expected);
+				}
+			}
+		}
+		assertThat(pendingRows).as("rows with pending work").isGreaterThan(10);
 	}
 
 	@Test
