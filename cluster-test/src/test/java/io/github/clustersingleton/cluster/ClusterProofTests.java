@@ -599,12 +599,37 @@ class ClusterProofTests {
 			node.awaitStarted();
 		}
 		Instant started = Instant.now();
+		Instant firstUp = started;
+		for (Node node : restarted) {
+			Instant up = startedAt(node);
+			if (up != null && up.isBefore(firstUp)) {
+				firstUp = up;
+			}
+		}
 		this.faults.add(new Fault("whole-cluster stop (kill -9 of " + live.size() + " nodes, restart after "
 				+ CLUSTER_DOWN.toSeconds() + " s)", at, started));
-		this.clusterStops.add(new ClusterStop(at, restarting, started));
+		this.clusterStops.add(new ClusterStop(at, restarting, firstUp, started));
 		log("whole-cluster stop: %d nodes killed at %s, started again at %s, all up at %s", live.size(), at, restarting,
 				started);
 		Thread.sleep(SETTLE.toMillis());
+	}
+
+	/**
+	 * When a node logged "Started NodeApplication" (its log's timestamps are on the
+	 * system clock, not on the node's skewed one).
+	 */
+	private static Instant startedAt(Node node) throws IOException {
+		for (String line : Files.readAllLines(node.log, StandardCharsets.ISO_8859_1)) {
+			if (line.contains("Started NodeApplication")) {
+				try {
+					return Instant.parse(line.substring(0, line.indexOf(' ')));
+				}
+				catch (RuntimeException ex) {
+					return null;
+				}
+			}
+		}
+		return null;
 	}
 
 	private void pauseNodeInRun() throws Exception {
@@ -1119,7 +1144,17 @@ class ClusterProofTests {
 						&& run.dbStarted.isBefore(stale.dbEnded) && run.dbStarted.isAfter(stale.dbStarted))
 				.findFirst()
 				.orElse(null);
-			if (successor == null) {
+			if (successor == null
+					&& (stale.job.equals(job(NodeJobs.RUN_ONCE)) || stale.job.equals(job(NodeJobs.RUN_ALL)))) {
+				// a misfire job runs every 5 s and has recovery=none: nobody needs to run
+				// it
+				// during a 5 s pause (its slot stays lost, see the policy checks)
+				staleReport.add(String.format(Locale.ROOT,
+						"%s on %s: token %d, lease valid at end %s; no successor needed (recovery=none, every %d s)",
+						stale.job.substring(this.runId.length() + 1), stale.node, stale.token, stale.leaseValid,
+						MISFIRE_PERIOD.toSeconds()));
+			}
+			else if (successor == null) {
 				failures.add("no other node ran " + stale.job + " while " + stale.node + " was paused");
 			}
 			else {
@@ -1320,7 +1355,18 @@ class ClusterProofTests {
 				failures.add("the failed attempt 1 was not followed by a successful recovery attempt 2: " + runs);
 				continue;
 			}
-			retries.add(Duration.between(first.dbEnded, retry.dbStarted).toMillis());
+			long retryLatency = Duration.between(first.dbEnded, retry.dbStarted).toMillis();
+			retries.add(retryLatency);
+			Instant due = first.dbEnded.plus(RETRY_DELAY).plus(TTL.multipliedBy(2));
+			Fault fault = this.faults.stream()
+				.filter((candidate) -> overlaps(first.dbEnded, due, candidate.start.minus(SKEW),
+						candidate.end.plus(TTL).plus(SKEW)))
+				.findFirst()
+				.orElse(null);
+			if (retryLatency > RETRY_DELAY.plus(TTL.multipliedBy(2)).toMillis() && fault == null) {
+				failures.add("attempt 2 started " + retryLatency + " ms after the failed attempt 1, later than "
+						+ "retry-delay + 2 TTL, outside every fault window: " + runs);
+			}
 		}
 		if (failing == 0) {
 			failures.add("no slot of " + NodeJobs.FAILED + " failed on attempt 1");
@@ -1484,12 +1530,12 @@ class ClusterProofTests {
 	}
 
 	/**
-	 * The catch-up after each whole-cluster stop: exactly one catch-up run (run-once),
-	 * standing for several missed slots, or a first one (run-all).
+	 * The catch-up after each whole-cluster stop: a first catch-up run, which for
+	 * run-once stands for several missed slots.
 	 * @return the latencies restart -> catch-up run start
 	 */
 	private List<Long> catchUps(TreeMap<Instant, List<Run>> job, String name, List<String> report,
-			List<String> failures, boolean exactlyOne) {
+			List<String> failures, boolean standsForSeveral) {
 		List<Long> latencies = new ArrayList<>();
 		for (ClusterStop stop : this.clusterStops) {
 			List<Run> catchUps = job.values()
@@ -1504,17 +1550,23 @@ class ClusterProofTests {
 				continue;
 			}
 			Run first = catchUps.get(0);
-			if (exactlyOne && (catchUps.size() != 1 || first.missedSlots.size() < 2)) {
-				failures.add("after the whole-cluster stop at " + stop.at + ", " + name + " should have exactly one "
-						+ "catch-up run standing for several missed slots: " + catchUps);
+			if (standsForSeveral && first.missedSlots.size() < 2) {
+				// a later catch-up may follow for a slot missed while the nodes were
+				// still
+				// starting: its missedSlots() are checked like any other's
+				failures.add("after the whole-cluster stop at " + stop.at + ", the first catch-up run of " + name
+						+ " should stand for several missed slots: " + catchUps);
 			}
 			long latency = Duration.between(stop.restarting, first.dbStarted).toMillis();
 			latencies.add(latency);
 			report.add(String.format(Locale.ROOT,
-					"  %s: whole-cluster stop at %s, restart at %s, all nodes up after %d ms; %d catch-up run(s), "
-							+ "the first (slot %s, missed slots %s) on %s %d ms after the restart",
-					name, stop.at, stop.restarting, Duration.between(stop.restarting, stop.started).toMillis(),
-					catchUps.size(), first.slot, first.missedSlots, first.node, latency));
+					"  %s: whole-cluster stop at %s, restart at %s, first node up after %d ms, all after %d ms; %d "
+							+ "catch-up run(s), the first (slot %s, missed slots %s) on %s %d ms after the restart, "
+							+ "%d ms after the first node was up",
+					name, stop.at, stop.restarting, Duration.between(stop.restarting, stop.firstUp).toMillis(),
+					Duration.between(stop.restarting, stop.started).toMillis(), catchUps.size(), first.slot,
+					first.missedSlots, first.node, latency,
+					Duration.between(stop.firstUp, first.dbStarted).toMillis()));
 		}
 		return latencies;
 	}
@@ -1994,7 +2046,15 @@ class ClusterProofTests {
 	private record LostKill(String node, Instant at, long ledgerId) {
 	}
 
-	private record ClusterStop(Instant at, Instant restarting, Instant started) {
+	/**
+	 * A whole-cluster stop.
+	 *
+	 * @param at when every node was killed
+	 * @param restarting when the harness started the node JVMs again
+	 * @param firstUp when the first of them logged that it had started
+	 * @param started when the harness saw all of them started
+	 */
+	private record ClusterStop(Instant at, Instant restarting, Instant firstUp, Instant started) {
 	}
 
 	private record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid,
