@@ -290,6 +290,9 @@ class ClusterProofTests {
 			for (int kill = 0; kill < this.profile.lostKills; kill++) {
 				killLostJobHolder();
 			}
+			if (Boolean.getBoolean("cluster.proof.outage-at-run-end")) {
+				outageAtRunEnd();
+			}
 			wholeClusterStop();
 		}
 		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
@@ -570,6 +573,39 @@ class ClusterProofTests {
 			Thread.sleep(20);
 		}
 		throw new AssertionError("no live node ran " + job + " for " + LOST_PERIOD.multipliedBy(4));
+	}
+
+	/**
+	 * With {@code -Dcluster.proof.outage-at-run-end=true} (off by default): the store
+	 * outage of the cycle, started about half a second before a run of the
+	 * {@code recovery: lost} job ends, so that the run succeeds but its completion (the
+	 * release) cannot reach the store. The slot must not run again.
+	 */
+	private void outageAtRunEnd() throws Exception {
+		String job = job(NodeJobs.LOST);
+		Instant deadline = Instant.now().plus(LOST_PERIOD.multipliedBy(4));
+		while (Instant.now().isBefore(deadline)) {
+			Long id = inLedger((ledger) -> {
+				try (PreparedStatement query = ledger.prepareStatement("SELECT id FROM cluster_ledger "
+						+ "WHERE run_id = ? AND job = ? AND ended_at IS NULL "
+						+ "AND db_started < clock_timestamp() - interval '3400 milliseconds' "
+						+ "AND db_started > clock_timestamp() - interval '3700 milliseconds' ORDER BY id DESC")) {
+					query.setString(1, this.runId);
+					query.setString(2, job);
+					try (ResultSet result = query.executeQuery()) {
+						return result.next() ? result.getLong(1) : null;
+					}
+				}
+			});
+			if (id != null) {
+				log("store outage about 0.5 s before the end of run %d of %s", id, NodeJobs.LOST);
+				outage();
+				Thread.sleep(TTL.multipliedBy(3).toMillis());
+				return;
+			}
+			Thread.sleep(20);
+		}
+		throw new AssertionError("no run of " + job + " to end during a store outage");
 	}
 
 	/**
