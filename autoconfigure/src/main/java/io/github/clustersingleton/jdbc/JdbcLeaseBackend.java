@@ -72,6 +72,11 @@ import org.springframework.util.Assert;
  * rolled back with) a caller's transaction. Acquisition is one statement on PostgreSQL,
  * MariaDB and H2 and two on MySQL; the renewal of every held lease is one statement.
  * <p>
+ * Jobs with a recovery or misfire policy keep their current run in four more columns of
+ * their row ({@code run_slot}, {@code attempt}, {@code run_state}, {@code retry_at}),
+ * written by the claim's own statement; the {@link #runLedger() run ledger} is a second
+ * table ({@code cluster_singleton_run} by default).
+ * <p>
  * Database errors are thrown as Spring's {@link DataAccessException}s; an unsupported
  * database as an {@link IllegalStateException}.
  *

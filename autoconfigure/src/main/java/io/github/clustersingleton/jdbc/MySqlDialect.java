@@ -98,13 +98,21 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 				return OptionalLong.empty();
 			}
 			try (ResultSet keys = statement.getGeneratedKeys()) {
-				if (keys.next()) {
+				if (keys.next() && keys.getLong(1) > 0) {
 					return OptionalLong.of(keys.getLong(1));
 				}
 			}
 		}
-		throw new SQLException("start-run.sql changed the row of job '" + lease.jobName()
-				+ "' but the driver returned no fencing token");
+		// a driver that does not report LAST_INSERT_ID(expr) as a key: read the row,
+		// which
+		// shows the new fencing token as long as it still carries our lease token
+		try (PreparedStatement statement = this.selectState.prepare(connection,
+				new MapSqlParameterSource("name", lease.jobName())); ResultSet resultSet = statement.executeQuery()) {
+			if (resultSet.next() && lease.leaseToken().equals(resultSet.getString("lease_token"))) {
+				return OptionalLong.of(resultSet.getLong("fencing_token"));
+			}
+		}
+		return OptionalLong.empty();
 	}
 
 	@Override

@@ -80,6 +80,19 @@ class JdbcLeaseBackendInitializeTests {
 	}
 
 	@Test
+	void missingRunTableWithoutInitializationFailsStartupNamingTheProperty() {
+		new JdbcLeaseSchemaInitializer(this.dataSource, this.table, DatabaseInitializationMode.ALWAYS).initialize();
+		String runTable = "cs_missing_runs_" + UUID.randomUUID().toString().substring(0, 8);
+		JdbcLeaseBackend backend = new JdbcLeaseBackend(this.dataSource, this.table, runTable);
+		backend.setSchemaInitializer(new JdbcLeaseSchemaInitializer(this.dataSource, this.table, runTable,
+				DatabaseInitializationMode.NEVER));
+		assertThatExceptionOfType(ClusterSingletonConfigurationException.class).isThrownBy(backend::initialize)
+			.withMessageContaining("run table '" + runTable + "'")
+			.withMessageContaining("cluster-singleton.jdbc.run-table-name")
+			.withMessageContaining("cluster-singleton.jdbc.initialize-schema=always");
+	}
+
+	@Test
 	void unreachableDatabaseDoesNotFailStartup() {
 		JdbcLeaseBackend backend = new JdbcLeaseBackend(TestStores.unreachableDataSource("postgresql"), this.table);
 		backend.setSchemaInitializer(new JdbcLeaseSchemaInitializer(TestStores.unreachableDataSource("postgresql"),

@@ -17,11 +17,15 @@
 package io.github.clustersingleton.autoconfigure.jdbc;
 
 import java.time.Duration;
+import java.time.Instant;
 
 import javax.sql.DataSource;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.jdbc.JdbcLeaseBackend;
 import io.github.clustersingleton.jdbc.JdbcLeaseSchemaInitializer;
@@ -103,6 +107,36 @@ class JdbcLeaseAutoConfigurationTests {
 				assertThat(context.getBean(JdbcLeaseBackend.class).getTableName()).isEqualTo("app_leases");
 				context.getBean(Job.class).run();
 				assertThat(countRows(context.getBean(DataSource.class), "app_leases")).isOne();
+			});
+	}
+
+	@Test
+	void runWithCustomRunTableNameShouldCreateAndUseIt() {
+		this.contextRunner.with(h2())
+			.withBean(Job.class)
+			.withPropertyValues("cluster-singleton.jdbc.run-table-name=app_runs")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				JdbcLeaseBackend backend = context.getBean(JdbcLeaseBackend.class);
+				assertThat(backend.getRunTableName()).isEqualTo("app_runs");
+				assertThat(countRows(context.getBean(DataSource.class), "app_runs")).isZero();
+				backend.runLedger()
+					.record(new RunRecord("job", null, 1, 1, "node-a", RunTrigger.DIRECT, RunState.SUCCEEDED,
+							Instant.parse("2026-01-01T10:00:00Z"), Instant.parse("2026-01-01T10:00:01Z"), null), 10);
+				assertThat(countRows(context.getBean(DataSource.class), "app_runs")).isOne();
+			});
+	}
+
+	@Test
+	void runWithInvalidRunTableNameShouldFailNamingTheProperty() {
+		this.contextRunner.with(h2())
+			.withBean(Job.class)
+			.withPropertyValues("cluster-singleton.jdbc.run-table-name=run-table")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(causeOf(context.getStartupFailure(), ClusterSingletonConfigurationException.class))
+					.hasMessageContaining("'run-table'")
+					.hasMessageContaining("cluster-singleton.jdbc.run-table-name");
 			});
 	}
 
