@@ -53,6 +53,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import io.github.clustersingleton.cluster.node.NodeApplication;
+import io.github.clustersingleton.cluster.node.NodeJobs;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -114,6 +115,39 @@ class ClusterProofTests {
 	 */
 	private static final Duration MAX_EXCUSED_STALL = Duration.ofSeconds(30);
 
+	/** The policy job whose runs outlast the TTL ({@code recovery: lost}). */
+	private static final String LOST_CRON = "*/10 * * * * *";
+
+	private static final Duration LOST_PERIOD = Duration.ofSeconds(10);
+
+	/**
+	 * The policy job that throws on attempt 1 of every other slot
+	 * ({@code recovery: failed}).
+	 */
+	private static final String FAILED_CRON = "*/4 * * * * *";
+
+	private static final Duration FAILED_PERIOD = Duration.ofSeconds(4);
+
+	/** Its {@code retry-delay}. */
+	private static final Duration RETRY_DELAY = Duration.ofSeconds(1);
+
+	/** The {@code misfire: run-once} and {@code misfire: run-all} policy jobs. */
+	private static final String MISFIRE_CRON = "*/5 * * * * *";
+
+	private static final Duration MISFIRE_PERIOD = Duration.ofSeconds(5);
+
+	/** The {@code misfire-limit} of the run-all job. */
+	private static final int MISFIRE_LIMIT = 3;
+
+	/** How long the whole cluster stays down: several periods of every policy job. */
+	private static final Duration CLUSTER_DOWN = Duration.ofSeconds(25);
+
+	/** How long the harness waits after the whole cluster is back, for its catch-up. */
+	private static final Duration SETTLE = Duration.ofSeconds(10);
+
+	/** The slots of the policy jobs this close to the end are not checked. */
+	private static final Duration POLICY_END_MARGIN = Duration.ofSeconds(6);
+
 	/** The start of a node's pause line (see the node's {@code PauseMonitor}). */
 	private static final String PAUSE_PREFIX = "[pause] ";
 
@@ -126,6 +160,12 @@ class ClusterProofTests {
 	private final List<Kill> kills = new ArrayList<>();
 
 	private final List<Long> staleRuns = new ArrayList<>();
+
+	/** Each kill -9 of the node that ran the {@code recovery: lost} job, mid-run. */
+	private final List<LostKill> lostKills = new ArrayList<>();
+
+	/** Each whole-cluster stop. */
+	private final List<ClusterStop> clusterStops = new ArrayList<>();
 
 	/** For each paused run, the moment of the SIGSTOP on its node's clock. */
 	private final Map<Long, Instant> stopTimes = new HashMap<>();
@@ -243,6 +283,18 @@ class ClusterProofTests {
 			storeRestart();
 			sleepUntil(cycleStart.plus(CYCLE).minusSeconds(2));
 		}
+		// the policy jobs: a kill -9 of the node that runs the recovery=lost job,
+		// mid-run,
+		// and a whole-cluster stop of several periods for the misfire jobs
+		for (int round = 0; round < this.profile.policyRounds; round++) {
+			for (int kill = 0; kill < this.profile.lostKills; kill++) {
+				killLostJobHolder();
+			}
+			if (Boolean.getBoolean("cluster.proof.outage-at-run-end")) {
+				outageAtRunEnd();
+			}
+			wholeClusterStop();
+		}
 		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
 		for (Node node : this.nodes) {
 			node.process.destroy();
@@ -289,6 +341,12 @@ class ClusterProofTests {
 			// the fire time the node's scheduler meant the trigger for (its clock):
 			// tells a late trigger's run from an on-time one
 			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS fire_time TIMESTAMPTZ");
+			// what the context said (attempt, trigger, the other missed slots of a
+			// run-once catch-up) and whether the run threw: the policy checks
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS attempt INT NOT NULL DEFAULT 1");
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_trigger VARCHAR(16)");
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS missed_slots TEXT");
+			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS failed BOOLEAN");
 			if ("jdbc".equals(this.backend)) {
 				try (ResultSet result = statement
 					.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + LEASE_DATABASE + "'")) {
@@ -376,6 +434,7 @@ class ClusterProofTests {
 				"--node.run-id=" + this.runId, "--node.ledger-url=" + LEDGER_URL,
 				"--cluster-singleton.backend=" + this.backend,
 				"--node.executor-log-level=" + System.getProperty("cluster.proof.node-log-level", "INFO")));
+		command.addAll(policyArguments());
 		if ("jdbc".equals(this.backend)) {
 			// the fallback of the store restart terminates this run's connections by name
 			command
@@ -433,6 +492,180 @@ class ClusterProofTests {
 		restarted.awaitStarted();
 		log("join of %s (clock %d ms, ahead of the store by more than the slot tolerance) took %d ms, no fault window",
 				restarted.id, restarted.offsetMillis, Duration.between(at, Instant.now()).toMillis());
+	}
+
+	/**
+	 * The properties that set the policy jobs' policies (nothing in the node's code does)
+	 * and enable them.
+	 */
+	private List<String> policyArguments() {
+		String prefix = "--cluster-singleton.jobs[" + this.runId + "-";
+		return List.of("--node.cron." + NodeJobs.LOST + "=" + LOST_CRON, prefix + NodeJobs.LOST + "].recovery=lost",
+				"--node.cron." + NodeJobs.FAILED + "=" + FAILED_CRON, prefix + NodeJobs.FAILED + "].recovery=failed",
+				prefix + NodeJobs.FAILED + "].retry-delay=" + RETRY_DELAY.toMillis() + "ms",
+				"--node.cron." + NodeJobs.RUN_ONCE + "=" + MISFIRE_CRON,
+				prefix + NodeJobs.RUN_ONCE + "].misfire=run-once",
+				"--node.cron." + NodeJobs.RUN_ALL + "=" + MISFIRE_CRON, prefix + NodeJobs.RUN_ALL + "].misfire=run-all",
+				prefix + NodeJobs.RUN_ALL + "].misfire-limit=" + MISFIRE_LIMIT);
+	}
+
+	private String job(String suffix) {
+		return this.runId + "-" + suffix;
+	}
+
+	/**
+	 * Kill -9 the node that runs the {@code recovery: lost} job, at least a second into a
+	 * run (of several seconds, longer than the TTL); then, once the survivors had the
+	 * time to recover the slot, start a replacement with the same clock.
+	 */
+	private void killLostJobHolder() throws Exception {
+		String job = job(NodeJobs.LOST);
+		Instant deadline = Instant.now().plus(LOST_PERIOD.multipliedBy(4));
+		while (Instant.now().isBefore(deadline)) {
+			List<Object[]> open = inLedger((ledger) -> {
+				try (PreparedStatement query = ledger.prepareStatement(
+						"SELECT node, id FROM cluster_ledger " + "WHERE run_id = ? AND job = ? AND ended_at IS NULL "
+								+ "AND db_started < clock_timestamp() - interval '1 second' "
+								+ "AND db_started > clock_timestamp() - interval '3 seconds' ORDER BY id DESC")) {
+					query.setString(1, this.runId);
+					query.setString(2, job);
+					List<Object[]> rows = new ArrayList<>();
+					try (ResultSet result = query.executeQuery()) {
+						while (result.next()) {
+							rows.add(new Object[] { result.getString(1), result.getLong(2) });
+						}
+					}
+					return rows;
+				}
+			});
+			for (Object[] row : open) {
+				Node victim = this.nodes.stream()
+					.filter((node) -> node.id.equals(row[0]) && !node.dead)
+					.findFirst()
+					.orElse(null);
+				if (victim == null) {
+					continue;
+				}
+				Instant at = Instant.now();
+				victim.process.destroyForcibly();
+				victim.process.waitFor();
+				victim.dead = true;
+				List<String> held = new ArrayList<>();
+				for (long id : openRuns(victim)) {
+					held.add(jobOf(id));
+				}
+				this.kills.add(new Kill(victim.id, at, held));
+				this.faults.add(new Fault("kill -9 " + victim.id + " (running " + NodeJobs.LOST + ")", at, at));
+				this.lostKills.add(new LostKill(victim.id, at, (Long) row[1]));
+				log("kill -9 %s at %s while it ran %s (ledger row %d) and %s", victim.id, at, NodeJobs.LOST, row[1],
+						held);
+				Thread.sleep(TTL.multipliedBy(2).plusSeconds(1).toMillis());
+				Instant joining = Instant.now();
+				Node restarted = start(victim.id + "r", victim.offsetMillis);
+				this.nodes.add(restarted);
+				restarted.awaitStarted();
+				if (restarted.offsetMillis <= SLOT_TOLERANCE.toMillis()) {
+					this.faults.add(new Fault("join of " + restarted.id + " (clock " + restarted.offsetMillis + " ms)",
+							joining, Instant.now()));
+				}
+				return;
+			}
+			Thread.sleep(20);
+		}
+		throw new AssertionError("no live node ran " + job + " for " + LOST_PERIOD.multipliedBy(4));
+	}
+
+	/**
+	 * With {@code -Dcluster.proof.outage-at-run-end=true} (off by default): the store
+	 * outage of the cycle, started about half a second before a run of the
+	 * {@code recovery: lost} job ends, so that the run succeeds but its completion (the
+	 * release) cannot reach the store. The slot must not run again.
+	 */
+	private void outageAtRunEnd() throws Exception {
+		String job = job(NodeJobs.LOST);
+		Instant deadline = Instant.now().plus(LOST_PERIOD.multipliedBy(4));
+		while (Instant.now().isBefore(deadline)) {
+			Long id = inLedger((ledger) -> {
+				try (PreparedStatement query = ledger.prepareStatement("SELECT id FROM cluster_ledger "
+						+ "WHERE run_id = ? AND job = ? AND ended_at IS NULL "
+						+ "AND db_started < clock_timestamp() - interval '3400 milliseconds' "
+						+ "AND db_started > clock_timestamp() - interval '3700 milliseconds' ORDER BY id DESC")) {
+					query.setString(1, this.runId);
+					query.setString(2, job);
+					try (ResultSet result = query.executeQuery()) {
+						return result.next() ? result.getLong(1) : null;
+					}
+				}
+			});
+			if (id != null) {
+				log("store outage about 0.5 s before the end of run %d of %s", id, NodeJobs.LOST);
+				outage();
+				Thread.sleep(TTL.multipliedBy(3).toMillis());
+				return;
+			}
+			Thread.sleep(20);
+		}
+		throw new AssertionError("no run of " + job + " to end during a store outage");
+	}
+
+	/**
+	 * Kill -9 every node, keep the cluster down for {@link #CLUSTER_DOWN} (several
+	 * periods of every policy job), start them all again with the same clocks, and give
+	 * them {@link #SETTLE} to catch up.
+	 */
+	private void wholeClusterStop() throws Exception {
+		List<Node> live = this.nodes.stream().filter((node) -> !node.dead).toList();
+		Instant at = Instant.now();
+		for (Node node : live) {
+			node.process.destroyForcibly();
+		}
+		for (Node node : live) {
+			node.process.waitFor();
+			node.dead = true;
+		}
+		sleepUntil(at.plus(CLUSTER_DOWN));
+		Instant restarting = Instant.now();
+		List<Node> restarted = new ArrayList<>();
+		for (Node node : live) {
+			Node again = start(node.id + "w", node.offsetMillis);
+			this.nodes.add(again);
+			restarted.add(again);
+		}
+		for (Node node : restarted) {
+			node.awaitStarted();
+		}
+		Instant started = Instant.now();
+		Instant firstUp = started;
+		for (Node node : restarted) {
+			Instant up = startedAt(node);
+			if (up != null && up.isBefore(firstUp)) {
+				firstUp = up;
+			}
+		}
+		this.faults.add(new Fault("whole-cluster stop (kill -9 of " + live.size() + " nodes, restart after "
+				+ CLUSTER_DOWN.toSeconds() + " s)", at, started));
+		this.clusterStops.add(new ClusterStop(at, restarting, firstUp, started));
+		log("whole-cluster stop: %d nodes killed at %s, started again at %s, all up at %s", live.size(), at, restarting,
+				started);
+		Thread.sleep(SETTLE.toMillis());
+	}
+
+	/**
+	 * When a node logged "Started NodeApplication" (its log's timestamps are on the
+	 * system clock, not on the node's skewed one).
+	 */
+	private static Instant startedAt(Node node) throws IOException {
+		for (String line : Files.readAllLines(node.log, StandardCharsets.ISO_8859_1)) {
+			if (line.contains("Started NodeApplication")) {
+				try {
+					return Instant.parse(line.substring(0, line.indexOf(' ')));
+				}
+				catch (RuntimeException ex) {
+					return null;
+				}
+			}
+		}
+		return null;
 	}
 
 	private void pauseNodeInRun() throws Exception {
@@ -768,8 +1001,8 @@ class ClusterProofTests {
 		List<Run> runs = inLedger((ledger) -> {
 			try (PreparedStatement query = ledger.prepareStatement(
 					"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
-							+ "ended_at, db_started_derived, db_ended_derived, fire_time FROM cluster_ledger "
-							+ "WHERE run_id = ? ORDER BY id")) {
+							+ "ended_at, db_started_derived, db_ended_derived, fire_time, attempt, run_trigger, "
+							+ "missed_slots, failed FROM cluster_ledger " + "WHERE run_id = ? ORDER BY id")) {
 				query.setString(1, this.runId);
 				List<Run> rows = new ArrayList<>();
 				try (ResultSet result = query.executeQuery()) {
@@ -778,7 +1011,9 @@ class ClusterProofTests {
 								result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
 								instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
 								instant(result.getTimestamp(9)), instant(result.getTimestamp(10)),
-								result.getBoolean(11), result.getBoolean(12), instant(result.getTimestamp(13))));
+								result.getBoolean(11), result.getBoolean(12), instant(result.getTimestamp(13)),
+								result.getInt(14), result.getString(15), instants(result.getString(16)),
+								result.getBoolean(17)));
 					}
 				}
 				return rows;
@@ -793,22 +1028,33 @@ class ClusterProofTests {
 				.computeIfAbsent(run.slot, (slot) -> new ArrayList<>())
 				.add(run);
 		}
-		// at most one run per (job, slot)
+		// at most one run per (job, slot, attempt), and at most one successful run per
+		// (job, slot): without a recovery policy every run is attempt 1, so this is at
+		// most one run per (job, slot)
 		int duplicates = 0;
 		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
 			for (List<Run> sameSlot : slots.values()) {
-				if (sameSlot.size() > 1) {
-					duplicates += sameSlot.size() - 1;
+				Map<Integer, List<Run>> byAttempt = new TreeMap<>();
+				sameSlot
+					.forEach((run) -> byAttempt.computeIfAbsent(run.attempt, (attempt) -> new ArrayList<>()).add(run));
+				List<Run> succeeded = sameSlot.stream().filter(Run::succeeded).toList();
+				int extra = Math.max(succeeded.size() - 1,
+						byAttempt.values().stream().mapToInt((same) -> same.size() - 1).sum());
+				if (extra > 0) {
+					duplicates += extra;
 					failures.add("duplicate runs of one slot: " + sameSlot);
 				}
 			}
 		}
-		// fencing tokens strictly increasing per job in slot order
+		// fencing tokens strictly increasing per job in slot order (attempt order within
+		// a slot)
 		int tokenViolations = 0;
 		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
 			long previous = Long.MIN_VALUE;
 			for (List<Run> sameSlot : slots.values()) {
-				for (Run run : sameSlot) {
+				List<Run> inAttemptOrder = new ArrayList<>(sameSlot);
+				inAttemptOrder.sort(Comparator.comparingInt(Run::attempt).thenComparingLong(Run::id));
+				for (Run run : inAttemptOrder) {
 					if (run.token <= previous) {
 						tokenViolations++;
 						failures.add("fencing token not increasing at " + run);
@@ -934,7 +1180,17 @@ class ClusterProofTests {
 						&& run.dbStarted.isBefore(stale.dbEnded) && run.dbStarted.isAfter(stale.dbStarted))
 				.findFirst()
 				.orElse(null);
-			if (successor == null) {
+			if (successor == null
+					&& (stale.job.equals(job(NodeJobs.RUN_ONCE)) || stale.job.equals(job(NodeJobs.RUN_ALL)))) {
+				// a misfire job runs every 5 s and has recovery=none: nobody needs to run
+				// it
+				// during a 5 s pause (its slot stays lost, see the policy checks)
+				staleReport.add(String.format(Locale.ROOT,
+						"%s on %s: token %d, lease valid at end %s; no successor needed (recovery=none, every %d s)",
+						stale.job.substring(this.runId.length() + 1), stale.node, stale.token, stale.leaseValid,
+						MISFIRE_PERIOD.toSeconds()));
+			}
+			else if (successor == null) {
 				failures.add("no other node ran " + stale.job + " while " + stale.node + " was paused");
 			}
 			else {
@@ -1001,6 +1257,9 @@ class ClusterProofTests {
 		report.add("takeover after kill -9 (ms, first run of a held job by another node): " + sorted + (sorted.isEmpty()
 				? "" : " median " + sorted.get(sorted.size() / 2) + " max " + sorted.get(sorted.size() - 1)));
 		staleReport.forEach((line) -> report.add("paused run: " + line));
+		report.add("duplicates counted above include the policy jobs' (two runs of one slot and attempt, or two "
+				+ "successful runs of one slot)");
+		checkPolicies(byJob, to.minus(POLICY_END_MARGIN), observed, report, failures);
 		report.add(failures.isEmpty() ? "result: PASS" : "result: FAIL " + failures);
 		String text = String.join(System.lineSeparator(), report) + System.lineSeparator();
 		System.out.print(text);
@@ -1010,6 +1269,392 @@ class ClusterProofTests {
 		assertThat(runs).isNotEmpty();
 		assertThat(this.staleRuns).isNotEmpty();
 		assertThat(takeovers).isNotEmpty();
+	}
+
+	/**
+	 * The checks of the policy jobs: no slot lost (a slot without a successful run, the
+	 * misfire rules and limits taken into account), the recovery of a killed run within 2
+	 * TTL on another node with attempt 2 and a higher token, the retry of a failed
+	 * attempt 1, and one catch-up after each whole-cluster stop.
+	 */
+	private void checkPolicies(Map<String, TreeMap<Instant, List<Run>>> byJob, Instant end, List<Fault> observed,
+			List<String> report, List<String> failures) {
+		report.add("policy jobs (set only through cluster-singleton.jobs[...] properties), slots up to " + end + ":");
+		int[] lost = new int[1];
+		// recovery: lost, misfire: skip
+		TreeMap<Instant, List<Run>> lostJob = byJob.getOrDefault(job(NodeJobs.LOST), new TreeMap<>());
+		List<String> skipped = new ArrayList<>();
+		List<Instant> lostGrid = grid(lostJob, LOST_PERIOD, end);
+		for (Instant slot : lostGrid) {
+			lost[0] += checkRecovered(NodeJobs.LOST, slot, lostJob.get(slot), observed, skipped, failures);
+		}
+		List<Long> recoveries = new ArrayList<>();
+		List<Object[]> killed = new ArrayList<>();
+		Map<Long, Run> byId = new HashMap<>();
+		lostJob.values().forEach((runs) -> runs.forEach((run) -> byId.put(run.id, run)));
+		for (LostKill kill : this.lostKills) {
+			Run run = byId.get(kill.ledgerId);
+			if (run == null) {
+				failures.add("the killed run " + kill.ledgerId + " of " + NodeJobs.LOST + " is not in the ledger");
+				continue;
+			}
+			killed.add(new Object[] { kill.node, kill.at, run });
+		}
+		for (Kill kill : this.kills) {
+			if (this.lostKills.stream().noneMatch((lostKill) -> lostKill.at.equals(kill.at))) {
+				lostJob.values()
+					.stream()
+					.flatMap(List::stream)
+					.filter((run) -> run.node.equals(kill.node) && run.dbEnded == null && run.dbStarted != null
+							&& run.dbStarted.isBefore(kill.at))
+					.max(Comparator.comparing(Run::dbStarted))
+					.ifPresent((run) -> killed.add(new Object[] { kill.node, kill.at, run }));
+			}
+		}
+		for (Object[] entry : killed) {
+			String node = (String) entry[0];
+			Instant at = (Instant) entry[1];
+			Run victim = (Run) entry[2];
+			List<Run> sameSlot = lostJob.getOrDefault(victim.slot, List.of());
+			Run recovery = sameSlot.stream()
+				.filter((run) -> run.attempt == victim.attempt + 1)
+				.findFirst()
+				.orElse(null);
+			if (recovery == null) {
+				failures.add("no attempt " + (victim.attempt + 1) + " after the kill -9 of " + node + " at " + at
+						+ " during " + victim + ": " + sameSlot);
+				continue;
+			}
+			long latency = Duration.between(at, recovery.dbStarted).toMillis();
+			recoveries.add(latency);
+			List<String> wrong = new ArrayList<>();
+			if (recovery.node.equals(node)) {
+				wrong.add("on the killed node");
+			}
+			if (recovery.token <= victim.token) {
+				wrong.add("token not higher");
+			}
+			if (!"RECOVERY".equals(recovery.trigger)) {
+				wrong.add("trigger " + recovery.trigger);
+			}
+			if (!recovery.succeeded()) {
+				wrong.add("did not succeed");
+			}
+			if (sameSlot.stream().filter(Run::succeeded).count() != 1) {
+				wrong.add("not exactly one successful run of the slot");
+			}
+			if (latency > TTL.multipliedBy(2).toMillis()) {
+				wrong.add("started " + latency + " ms after the kill, later than 2 TTL");
+			}
+			if (!wrong.isEmpty()) {
+				failures.add("recovery after the kill -9 of " + node + " at " + at + ": " + wrong + ": " + victim
+						+ " -> " + recovery);
+			}
+			report.add(String.format(Locale.ROOT,
+					"  recovery=lost: kill -9 %s at %s during slot %s attempt %d (token %d); attempt %d on %s "
+							+ "(token %d, %s) started %d ms after the kill",
+					node, at, victim.slot, victim.attempt, victim.token, recovery.attempt, recovery.node,
+					recovery.token, recovery.succeeded() ? "succeeded" : "did not succeed", latency));
+		}
+		if (this.lostKills.isEmpty() == false && recoveries.isEmpty()) {
+			failures.add("no recovery of a killed run of " + NodeJobs.LOST + " measured");
+		}
+		report.add("  recovery=lost: " + lostGrid.size() + " slots, " + killed.size() + " runs killed mid-run, "
+				+ "recovery latency kill -> recovery run start (ms) " + stats(recoveries) + "; slots without a run "
+				+ "inside fault windows (misfire=skip): " + skipped.size());
+		// recovery: failed, misfire: skip
+		TreeMap<Instant, List<Run>> failedJob = byJob.getOrDefault(job(NodeJobs.FAILED), new TreeMap<>());
+		List<Instant> failedGrid = grid(failedJob, FAILED_PERIOD, end);
+		List<String> failedSkipped = new ArrayList<>();
+		List<Long> retries = new ArrayList<>();
+		int failing = 0;
+		for (Instant slot : failedGrid) {
+			List<Run> runs = failedJob.get(slot);
+			lost[0] += checkRecovered(NodeJobs.FAILED, slot, runs, observed, failedSkipped, failures);
+			if (runs == null) {
+				continue;
+			}
+			runs.stream()
+				.filter((run) -> run.failed && run.attempt != 1)
+				.forEach((run) -> failures.add("a failed attempt other than attempt 1: " + run));
+			Run first = runs.stream().filter((run) -> run.attempt == 1).findFirst().orElse(null);
+			if (!NodeJobs.failsFirstAttempt(slot) || first == null || first.dbEnded == null) {
+				continue;
+			}
+			failing++;
+			if (!first.failed) {
+				failures.add("attempt 1 of a slot that fails on attempt 1 did not fail: " + first);
+				continue;
+			}
+			Run retry = runs.stream().filter((run) -> run.attempt == 2).findFirst().orElse(null);
+			if (retry == null || !retry.succeeded() || !"RECOVERY".equals(retry.trigger)) {
+				failures.add("the failed attempt 1 was not followed by a successful recovery attempt 2: " + runs);
+				continue;
+			}
+			long retryLatency = Duration.between(first.dbEnded, retry.dbStarted).toMillis();
+			retries.add(retryLatency);
+			Instant due = first.dbEnded.plus(RETRY_DELAY).plus(TTL.multipliedBy(2));
+			Fault fault = this.faults.stream()
+				.filter((candidate) -> overlaps(first.dbEnded, due, candidate.start.minus(SKEW),
+						candidate.end.plus(TTL).plus(SKEW)))
+				.findFirst()
+				.orElse(null);
+			if (retryLatency > RETRY_DELAY.plus(TTL.multipliedBy(2)).toMillis() && fault == null) {
+				failures.add("attempt 2 started " + retryLatency + " ms after the failed attempt 1, later than "
+						+ "retry-delay + 2 TTL, outside every fault window: " + runs);
+			}
+		}
+		if (failing == 0) {
+			failures.add("no slot of " + NodeJobs.FAILED + " failed on attempt 1");
+		}
+		report
+			.add("  recovery=failed (retry-delay " + RETRY_DELAY.toMillis() + " ms): " + failedGrid.size() + " slots, "
+					+ failing + " failed on attempt 1, retry latency failure -> attempt 2 start (ms) " + stats(retries)
+					+ "; slots without a run inside fault windows (misfire=skip): " + failedSkipped.size());
+		// misfire: run-once
+		TreeMap<Instant, List<Run>> onceJob = byJob.getOrDefault(job(NodeJobs.RUN_ONCE), new TreeMap<>());
+		List<Instant> onceGrid = grid(onceJob, MISFIRE_PERIOD, end);
+		Map<Instant, Run> standsFor = new HashMap<>();
+		List<String> died = new ArrayList<>();
+		for (Instant slot : onceGrid) {
+			for (Run run : onceJob.getOrDefault(slot, List.of())) {
+				if (!"CATCH_UP".equals(run.trigger)) {
+					continue;
+				}
+				Instant previous = onceJob.lowerKey(slot);
+				List<Instant> expected = new ArrayList<>();
+				for (Instant missed = (previous != null) ? previous.plus(MISFIRE_PERIOD) : slot; missed
+					.isBefore(slot); missed = missed.plus(MISFIRE_PERIOD)) {
+					expected.add(missed);
+				}
+				if (!run.missedSlots.equals(expected)) {
+					failures.add("run-once catch-up " + run + ": missedSlots should be the slots " + expected
+							+ " between the run before it and its own slot");
+				}
+				if (run.succeeded()) {
+					run.missedSlots.forEach((missed) -> standsFor.put(missed, run));
+				}
+			}
+		}
+		int onceCovered = 0;
+		for (Instant slot : onceGrid) {
+			List<Run> runs = onceJob.getOrDefault(slot, List.of());
+			boolean succeeded = runs.stream().anyMatch(Run::succeeded);
+			if (succeeded && standsFor.containsKey(slot)) {
+				failures.add(NodeJobs.RUN_ONCE + " slot " + slot + " ran and was caught up by " + standsFor.get(slot));
+			}
+			else if (standsFor.containsKey(slot)) {
+				onceCovered++;
+			}
+			else if (!succeeded && !runs.isEmpty()) {
+				// claimed, but its run died: recovery=none does not run it again
+				died.add(NodeJobs.RUN_ONCE + "@" + slot);
+			}
+			else if (!succeeded) {
+				lost[0]++;
+				failures.add("lost slot " + NodeJobs.RUN_ONCE + "@" + slot + ": no run, no catch-up run stands for it");
+			}
+		}
+		List<Long> onceLatencies = catchUps(onceJob, NodeJobs.RUN_ONCE, report, failures, true);
+		report.add("  misfire=run-once: " + onceGrid.size() + " slots, " + onceCovered + " stood for by a catch-up "
+				+ "run, catch-up latency restart -> catch-up run start (ms) " + stats(onceLatencies));
+		// misfire: run-all, misfire-limit
+		TreeMap<Instant, List<Run>> allJob = byJob.getOrDefault(job(NodeJobs.RUN_ALL), new TreeMap<>());
+		List<Instant> allGrid = grid(allJob, MISFIRE_PERIOD, end);
+		List<List<Instant>> ranges = new ArrayList<>();
+		List<Instant> range = new ArrayList<>();
+		for (Instant slot : allGrid) {
+			boolean claimed = allJob.getOrDefault(slot, List.of())
+				.stream()
+				.anyMatch((run) -> !"CATCH_UP".equals(run.trigger));
+			if (!claimed) {
+				range.add(slot);
+			}
+			else if (!range.isEmpty()) {
+				ranges.add(range);
+				range = new ArrayList<>();
+			}
+		}
+		if (!range.isEmpty()) {
+			ranges.add(range);
+		}
+		int skippedByLimit = 0;
+		int caughtUp = 0;
+		int widest = 0;
+		for (List<Instant> missed : ranges) {
+			widest = Math.max(widest, missed.size());
+			// the catch-up runs of the stretch, oldest first, and the claims they came
+			// from: one claim's runs are on one node with consecutive tokens (startRun
+			// raises the token by one); nodes that start one after the other may each
+			// catch up what was missed when they looked
+			List<Run> catchUps = new ArrayList<>();
+			for (Instant slot : missed) {
+				allJob.getOrDefault(slot, List.of())
+					.stream()
+					.filter(Run::succeeded)
+					.findFirst()
+					.ifPresent(catchUps::add);
+			}
+			List<List<Run>> claims = new ArrayList<>();
+			for (Run run : catchUps) {
+				List<Run> claim = claims.isEmpty() ? null : claims.get(claims.size() - 1);
+				Run last = (claim != null) ? claim.get(claim.size() - 1) : null;
+				if (last != null && last.node.equals(run.node) && run.token == last.token + 1) {
+					claim.add(run);
+				}
+				else {
+					claims.add(new ArrayList<>(List.of(run)));
+				}
+			}
+			for (List<Run> claim : claims) {
+				if (claim.size() > MISFIRE_LIMIT) {
+					failures.add(NodeJobs.RUN_ALL + " caught up " + claim.size() + " slots in one claim, more than "
+							+ "misfire-limit " + MISFIRE_LIMIT + ": " + claim);
+				}
+			}
+			Instant oldestCaughtUp = catchUps.isEmpty() ? null : catchUps.get(0).slot;
+			boolean limitReached = !claims.isEmpty() && claims.get(0).size() == MISFIRE_LIMIT;
+			Instant previousStart = null;
+			long previousToken = Long.MIN_VALUE;
+			for (Instant slot : missed) {
+				List<Run> runs = allJob.getOrDefault(slot, List.of());
+				Run run = runs.stream().filter(Run::succeeded).findFirst().orElse(null);
+				if (run == null && !runs.isEmpty()) {
+					died.add(NodeJobs.RUN_ALL + "@" + slot);
+					continue;
+				}
+				if (run == null && oldestCaughtUp != null && slot.isBefore(oldestCaughtUp) && limitReached) {
+					// older than the newest misfire-limit slots of the first catch-up
+					skippedByLimit++;
+					continue;
+				}
+				if (run == null) {
+					lost[0]++;
+					failures.add("lost slot " + NodeJobs.RUN_ALL + "@" + slot + " among the missed slots " + missed
+							+ ": not caught up, and not older than a full first catch-up of misfire-limit "
+							+ MISFIRE_LIMIT + " slots (" + claims + ")");
+					continue;
+				}
+				caughtUp++;
+				if (previousStart != null && (run.dbStarted.isBefore(previousStart) || run.token <= previousToken)) {
+					failures.add(NodeJobs.RUN_ALL + " caught up " + run + " before an older missed slot");
+				}
+				previousStart = run.dbStarted;
+				previousToken = run.token;
+			}
+		}
+		if (!this.clusterStops.isEmpty() && widest <= MISFIRE_LIMIT) {
+			failures.add("no stretch of missed " + NodeJobs.RUN_ALL + " slots longer than misfire-limit "
+					+ MISFIRE_LIMIT + ": the limit was not tried");
+		}
+		List<Long> allLatencies = catchUps(allJob, NodeJobs.RUN_ALL, report, failures, false);
+		report.add("  misfire=run-all (misfire-limit " + MISFIRE_LIMIT + "): " + allGrid.size() + " slots, "
+				+ ranges.size() + " stretches of missed slots (longest " + widest + "), " + caughtUp
+				+ " caught up oldest first, " + skippedByLimit + " older ones skipped by the limit, catch-up "
+				+ "latency restart -> first catch-up run start (ms) " + stats(allLatencies));
+		if (!died.isEmpty()) {
+			report.add("  claimed slots whose run died (recovery=none, not run again): " + died);
+		}
+		report.add("lost slots of the policy jobs: " + lost[0]);
+	}
+
+	/**
+	 * Check one slot of a job with a recovery policy and misfire=skip.
+	 * @return 1 if the slot is lost, else 0
+	 */
+	private int checkRecovered(String name, Instant slot, List<Run> runs, List<Fault> observed, List<String> skipped,
+			List<String> failures) {
+		if (runs == null) {
+			Fault fault = faultCovering(slot);
+			if (fault == null) {
+				fault = observed.stream()
+					.filter((stall) -> covers(stall, slot)
+							&& Duration.between(stall.start, stall.end).compareTo(MAX_EXCUSED_STALL) <= 0)
+					.findFirst()
+					.orElse(null);
+			}
+			if (fault != null) {
+				skipped.add(name + "@" + slot);
+				return 0;
+			}
+			failures.add("lost slot " + name + "@" + slot + ": no run, outside every fault window");
+			return 1;
+		}
+		List<Run> succeeded = runs.stream().filter(Run::succeeded).toList();
+		if (succeeded.isEmpty()) {
+			failures.add("lost slot " + name + "@" + slot + ": no successful run among " + runs);
+			return 1;
+		}
+		Run success = succeeded.get(0);
+		runs.stream()
+			.filter((run) -> run != success && run.attempt > success.attempt)
+			.forEach((run) -> failures.add("attempt after the successful " + success + ": " + run));
+		return 0;
+	}
+
+	/**
+	 * The catch-up after each whole-cluster stop: a first catch-up run, which for
+	 * run-once stands for several missed slots.
+	 * @return the latencies restart -> catch-up run start
+	 */
+	private List<Long> catchUps(TreeMap<Instant, List<Run>> job, String name, List<String> report,
+			List<String> failures, boolean standsForSeveral) {
+		List<Long> latencies = new ArrayList<>();
+		for (ClusterStop stop : this.clusterStops) {
+			List<Run> catchUps = job.values()
+				.stream()
+				.flatMap(List::stream)
+				.filter((run) -> "CATCH_UP".equals(run.trigger) && run.dbStarted != null
+						&& run.dbStarted.isAfter(stop.at) && run.dbStarted.isBefore(stop.started.plus(SETTLE)))
+				.sorted(Comparator.comparing(Run::dbStarted))
+				.toList();
+			if (catchUps.isEmpty()) {
+				failures.add("no catch-up run of " + name + " after the whole-cluster stop at " + stop.at);
+				continue;
+			}
+			Run first = catchUps.get(0);
+			if (standsForSeveral && first.missedSlots.size() < 2) {
+				// a later catch-up may follow for a slot missed while the nodes were
+				// still
+				// starting: its missedSlots() are checked like any other's
+				failures.add("after the whole-cluster stop at " + stop.at + ", the first catch-up run of " + name
+						+ " should stand for several missed slots: " + catchUps);
+			}
+			long latency = Duration.between(stop.restarting, first.dbStarted).toMillis();
+			latencies.add(latency);
+			report.add(String.format(Locale.ROOT,
+					"  %s: whole-cluster stop at %s, restart at %s, first node up after %d ms, all after %d ms; %d "
+							+ "catch-up run(s), the first (slot %s, missed slots %s) on %s %d ms after the restart, "
+							+ "%d ms after the first node was up",
+					name, stop.at, stop.restarting, Duration.between(stop.restarting, stop.firstUp).toMillis(),
+					Duration.between(stop.restarting, stop.started).toMillis(), catchUps.size(), first.slot,
+					first.missedSlots, first.node, latency,
+					Duration.between(stop.firstUp, first.dbStarted).toMillis()));
+		}
+		return latencies;
+	}
+
+	/**
+	 * The slots of a policy job from its first run to the end, one period apart.
+	 */
+	private static List<Instant> grid(TreeMap<Instant, List<Run>> job, Duration period, Instant end) {
+		List<Instant> slots = new ArrayList<>();
+		if (job.isEmpty()) {
+			return slots;
+		}
+		for (Instant slot = job.firstKey(); !slot.isAfter(end); slot = slot.plus(period)) {
+			slots.add(slot);
+		}
+		return slots;
+	}
+
+	private static String stats(List<Long> values) {
+		if (values.isEmpty()) {
+			return "none";
+		}
+		List<Long> sorted = new ArrayList<>(values);
+		Collections.sort(sorted);
+		return sorted + " median " + sorted.get(sorted.size() / 2) + " max " + sorted.get(sorted.size() - 1);
 	}
 
 	private String offsets() {
@@ -1125,6 +1770,13 @@ class ClusterProofTests {
 		}
 		stalls.sort(Comparator.comparing(Fault::start));
 		return stalls;
+	}
+
+	private static List<Instant> instants(String text) {
+		if (text == null || text.isBlank()) {
+			return List.of();
+		}
+		return Stream.of(text.split(",")).map(String::trim).map(Instant::parse).toList();
 	}
 
 	private static Instant instant(Timestamp timestamp) {
@@ -1276,16 +1928,18 @@ class ClusterProofTests {
 	 * default on for the long profile only: the short one runs in the default build and
 	 * must not restart the machine's shared server).
 	 */
-	private record Profile(String name, int nodes, int jobs, int cycles, boolean pgRestart) {
+	private record Profile(String name, int nodes, int jobs, int cycles, boolean pgRestart, int policyRounds,
+			int lostKills) {
 
 		static Profile current() {
 			String name = System.getProperty("cluster.proof.profile", "short");
-			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10, true)
-					: new Profile("short", 3, 10, 1, false);
+			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10, true, 3, 2)
+					: new Profile("short", 3, 10, 1, false, 1, 2);
 			int cycles = Integer.getInteger("cluster.proof.cycles", profile.cycles);
 			String pgRestart = System.getProperty("cluster.proof.pg-restart", "");
 			return new Profile(profile.name, profile.nodes, profile.jobs, cycles,
-					pgRestart.isBlank() ? profile.pgRestart : Boolean.parseBoolean(pgRestart.trim()));
+					pgRestart.isBlank() ? profile.pgRestart : Boolean.parseBoolean(pgRestart.trim()),
+					Integer.getInteger("cluster.proof.policy-rounds", profile.policyRounds), profile.lostKills);
 		}
 
 	}
@@ -1452,9 +2106,40 @@ class ClusterProofTests {
 	private record Kill(String node, Instant at, List<String> heldJobs) {
 	}
 
+	private record LostKill(String node, Instant at, long ledgerId) {
+	}
+
+	/**
+	 * A whole-cluster stop.
+	 *
+	 * @param at when every node was killed
+	 * @param restarting when the harness started the node JVMs again
+	 * @param firstUp when the first of them logged that it had started
+	 * @param started when the harness saw all of them started
+	 */
+	private record ClusterStop(Instant at, Instant restarting, Instant firstUp, Instant started) {
+	}
+
 	private record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid,
 			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt, boolean dbStartedDerived,
-			boolean dbEndedDerived, Instant fireTime) {
+			boolean dbEndedDerived, Instant fireTime, int attempt, String trigger, List<Instant> missedSlots,
+			boolean failed) {
+
+		/**
+		 * Whether this run ended, did not throw and still held its lease at its end.
+		 */
+		boolean succeeded() {
+			return this.dbEnded != null && !this.failed && Boolean.TRUE.equals(this.leaseValid);
+		}
+
+		@Override
+		public String toString() {
+			return "run " + this.id + " (" + this.job + " slot " + this.slot + " attempt " + this.attempt + " "
+					+ this.trigger + " on " + this.node + ", token " + this.token + ", started " + this.dbStarted
+					+ ((this.dbEnded == null) ? ", never ended" : ", ended " + this.dbEnded) + ", lease valid at end "
+					+ this.leaseValid + (this.failed ? ", threw" : "")
+					+ (this.missedSlots.isEmpty() ? "" : ", missed slots " + this.missedSlots) + ")";
+		}
 
 		/**
 		 * Whether this run started well before its slot on its node's clock: a trigger

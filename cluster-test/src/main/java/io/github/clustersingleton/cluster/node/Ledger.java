@@ -32,6 +32,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import io.github.clustersingleton.ClusterSingletonContext;
 import org.apache.commons.logging.Log;
@@ -81,12 +82,12 @@ public class Ledger implements DisposableBean {
 	private static final int IDLE_CONNECTIONS = 8;
 
 	private static final String INSERT = "INSERT INTO cluster_ledger (run_key, run_id, job, slot, node, fencing_token, "
-			+ "started_at, db_started, db_started_derived, fire_time) "
-			+ "VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, clock_timestamp()), ?, ?) "
+			+ "started_at, db_started, db_started_derived, fire_time, attempt, run_trigger, missed_slots) "
+			+ "VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, clock_timestamp()), ?, ?, ?, ?, ?) "
 			+ "ON CONFLICT (run_key) DO UPDATE SET run_key = EXCLUDED.run_key RETURNING id";
 
 	private static final String UPDATE = "UPDATE cluster_ledger SET ended_at = ?, lease_valid_at_end = ?, "
-			+ "db_ended = COALESCE(?, clock_timestamp()), db_ended_derived = ? WHERE id = ?";
+			+ "db_ended = COALESCE(?, clock_timestamp()), db_ended_derived = ?, failed = ? WHERE id = ?";
 
 	private final String url;
 
@@ -135,13 +136,28 @@ public class Ledger implements DisposableBean {
 	 * the lease was still valid.
 	 */
 	void run() {
+		run(ThreadLocalRandom.current().nextInt(this.minSleepMillis, this.maxSleepMillis + 1), false);
+	}
+
+	/**
+	 * Run one guarded job of the policy checks: record the start with what the context
+	 * says (slot, attempt, trigger, fencing token, missed slots), sleep for the given
+	 * time, record the end, and throw when asked to, after the end is recorded (as a
+	 * failed run).
+	 * @param sleepMillis how long the run takes
+	 * @param fail whether the run throws at its end
+	 */
+	void run(long sleepMillis, boolean fail) {
 		ClusterSingletonContext context = ClusterSingletonContext.current();
+		String missed = context.missedSlots().isEmpty() ? null
+				: context.missedSlots().stream().map(Instant::toString).collect(Collectors.joining(","));
 		Entry entry = new Entry(this.runId + "/" + this.nodeId + "/" + this.sequence.incrementAndGet(),
 				context.jobName(), context.slot().map(Timestamp::from).orElse(null), context.fencingToken(),
-				this.clock.instant(), FireTimeRecordingTaskScheduler.current());
+				this.clock.instant(), FireTimeRecordingTaskScheduler.current(), context.attempt(),
+				context.trigger().name(), missed);
 		start(entry);
 		try {
-			Thread.sleep(ThreadLocalRandom.current().nextInt(this.minSleepMillis, this.maxSleepMillis + 1));
+			Thread.sleep(sleepMillis);
 		}
 		catch (InterruptedException ex) {
 			// the watchdog declared the lease lost and interrupted the run
@@ -151,7 +167,11 @@ public class Ledger implements DisposableBean {
 		boolean valid = context.isLeaseValid();
 		// the row is completed later: a node paused right here reports its lease as it
 		// was before the pause
-		end(entry, endedAt, valid);
+		end(entry, endedAt, valid, fail);
+		if (fail) {
+			throw new IllegalStateException("planned failure of " + context.jobName() + " at slot "
+					+ context.slot().orElse(null) + ", attempt " + context.attempt());
+		}
 	}
 
 	private void start(Entry entry) {
@@ -172,10 +192,10 @@ public class Ledger implements DisposableBean {
 		defer(() -> insert(entry, derived));
 	}
 
-	private void end(Entry entry, Instant endedAt, boolean valid) {
+	private void end(Entry entry, Instant endedAt, boolean valid, boolean failed) {
 		if (!entry.delayed) {
 			try {
-				update(entry, endedAt, valid, null);
+				update(entry, endedAt, valid, failed, null);
 				return;
 			}
 			catch (SQLException ex) {
@@ -184,7 +204,7 @@ public class Ledger implements DisposableBean {
 			}
 		}
 		Timestamp derived = Timestamp.from(endedAt.minus(this.clockOffset));
-		defer(() -> update(entry, endedAt, valid, derived));
+		defer(() -> update(entry, endedAt, valid, failed, derived));
 	}
 
 	private void insert(Entry entry, Timestamp dbStarted) throws SQLException {
@@ -203,6 +223,9 @@ public class Ledger implements DisposableBean {
 			statement.setTimestamp(8, dbStarted);
 			statement.setBoolean(9, dbStarted != null);
 			statement.setTimestamp(10, (entry.fireTime != null) ? Timestamp.from(entry.fireTime) : null);
+			statement.setInt(11, entry.attempt);
+			statement.setString(12, entry.trigger);
+			statement.setString(13, entry.missedSlots);
 			try (ResultSet result = statement.executeQuery()) {
 				result.next();
 				entry.id = result.getLong(1);
@@ -210,18 +233,20 @@ public class Ledger implements DisposableBean {
 		}
 	}
 
-	private void update(Entry entry, Instant endedAt, boolean valid, Timestamp dbEnded) throws SQLException {
-		withConnection((connection) -> update(connection, entry, endedAt, valid, dbEnded));
+	private void update(Entry entry, Instant endedAt, boolean valid, boolean failed, Timestamp dbEnded)
+			throws SQLException {
+		withConnection((connection) -> update(connection, entry, endedAt, valid, failed, dbEnded));
 	}
 
-	private void update(Connection connection, Entry entry, Instant endedAt, boolean valid, Timestamp dbEnded)
-			throws SQLException {
+	private void update(Connection connection, Entry entry, Instant endedAt, boolean valid, boolean failed,
+			Timestamp dbEnded) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(UPDATE)) {
 			statement.setTimestamp(1, Timestamp.from(endedAt));
 			statement.setBoolean(2, valid);
 			statement.setTimestamp(3, dbEnded);
 			statement.setBoolean(4, dbEnded != null);
-			statement.setLong(5, entry.id);
+			statement.setBoolean(5, failed);
+			statement.setLong(6, entry.id);
 			if (statement.executeUpdate() != 1) {
 				throw new SQLException("ledger row " + entry.id + " (" + entry.key + ") not found");
 			}
@@ -410,7 +435,18 @@ public class Ledger implements DisposableBean {
 		/** Whether the insert went to the backlog: the end must follow it there. */
 		private volatile boolean delayed;
 
-		Entry(String key, String job, Timestamp slot, long token, Instant startedAt, Instant fireTime) {
+		/** What the context said: the attempt, the trigger and the other missed slots. */
+		private final int attempt;
+
+		private final String trigger;
+
+		private final String missedSlots;
+
+		Entry(String key, String job, Timestamp slot, long token, Instant startedAt, Instant fireTime, int attempt,
+				String trigger, String missedSlots) {
+			this.attempt = attempt;
+			this.trigger = trigger;
+			this.missedSlots = missedSlots;
 			this.key = key;
 			this.job = job;
 			this.slot = slot;

@@ -49,7 +49,7 @@ public class NodeApplication {
 	@Bean
 	ThreadPoolTaskScheduler taskScheduler(Clock clock, @Value("${node.jobs:10}") int jobs) {
 		ThreadPoolTaskScheduler scheduler = new FireTimeRecordingTaskScheduler();
-		scheduler.setPoolSize(jobs + 2);
+		scheduler.setPoolSize(jobs + 6);
 		scheduler.setThreadNamePrefix("node-job-");
 		// the scheduler decides when a trigger fires: it uses the skewed clock, as on a
 		// host whose system clock is off

@@ -16,15 +16,23 @@
 
 package io.github.clustersingleton.cluster.node;
 
-import io.github.clustersingleton.ClusterSingleton;
+import java.time.Instant;
 
+import io.github.clustersingleton.ClusterSingleton;
+import io.github.clustersingleton.ClusterSingletonContext;
+
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
  * The guarded jobs: {@value #MAX_JOBS} distinct every-second cron methods (one job name
  * each, prefixed with the harness's run id so that runs never share a lease). Generated
- * text; {@code node.jobs} decides how many are enabled.
+ * text; {@code node.jobs} decides how many are enabled. Besides them, four policy jobs
+ * ({@link #LOST}, {@link #FAILED}, {@link #RUN_ONCE}, {@link #RUN_ALL}), disabled unless
+ * the harness gives them a cron expression ({@code node.cron.<suffix>}); their misfire
+ * and recovery policies come only from {@code cluster-singleton.jobs[<name>].*}
+ * properties.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -37,10 +45,77 @@ public class NodeJobs {
 	 */
 	public static final int MAX_JOBS = 50;
 
+	/**
+	 * The name suffix of the policy job whose runs take longer than the lease TTL, so
+	 * that its holder can be killed mid-run ({@code recovery: lost} in the harness).
+	 */
+	public static final String LOST = "lost";
+
+	/**
+	 * The name suffix of the policy job that throws on the first attempt of every other
+	 * slot ({@code recovery: failed} in the harness).
+	 */
+	public static final String FAILED = "failed";
+
+	/** The name suffix of the {@code misfire: run-once} policy job. */
+	public static final String RUN_ONCE = "run-once";
+
+	/** The name suffix of the {@code misfire: run-all} policy job. */
+	public static final String RUN_ALL = "run-all";
+
+	/**
+	 * How long a run of a policy job takes, except the one of {@link #LOST}.
+	 */
+	private static final long POLICY_RUN_MILLIS = 100;
+
 	private final Ledger ledger;
 
-	public NodeJobs(Ledger ledger) {
+	private final long lostRunMillis;
+
+	public NodeJobs(Ledger ledger, @Value("${node.lost-run-ms:4000}") long lostRunMillis) {
 		this.ledger = ledger;
+		this.lostRunMillis = lostRunMillis;
+	}
+
+	/**
+	 * Whether the first attempt of a slot of the {@link #FAILED} job throws: for every
+	 * slot whose epoch second is a multiple of 8, every other slot of a job that runs
+	 * every 4 seconds. Later attempts succeed.
+	 * @param slot the slot
+	 * @return whether its first attempt fails
+	 */
+	public static boolean failsFirstAttempt(Instant slot) {
+		return slot.getEpochSecond() % 8 == 0;
+	}
+
+	/**
+	 * Policies set only through properties:
+	 * {@code cluster-singleton.jobs[<run id>-lost]}.
+	 */
+	@Scheduled(cron = "${node.cron.lost:-}", zone = "UTC")
+	@ClusterSingleton(name = "${node.run-id}-" + LOST)
+	public void lost() {
+		this.ledger.run(this.lostRunMillis, false);
+	}
+
+	@Scheduled(cron = "${node.cron.failed:-}", zone = "UTC")
+	@ClusterSingleton(name = "${node.run-id}-" + FAILED)
+	public void failed() {
+		ClusterSingletonContext context = ClusterSingletonContext.current();
+		boolean fail = context.attempt() == 1 && context.slot().map(NodeJobs::failsFirstAttempt).orElse(false);
+		this.ledger.run(POLICY_RUN_MILLIS, fail);
+	}
+
+	@Scheduled(cron = "${node.cron.run-once:-}", zone = "UTC")
+	@ClusterSingleton(name = "${node.run-id}-" + RUN_ONCE)
+	public void runOnce() {
+		this.ledger.run(POLICY_RUN_MILLIS, false);
+	}
+
+	@Scheduled(cron = "${node.cron.run-all:-}", zone = "UTC")
+	@ClusterSingleton(name = "${node.run-id}-" + RUN_ALL)
+	public void runAll() {
+		this.ledger.run(POLICY_RUN_MILLIS, false);
 	}
 
 	@Scheduled(cron = "${node.cron.job00}", zone = "UTC")
