@@ -23,6 +23,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import io.github.clustersingleton.AcquireResult;
@@ -57,6 +58,22 @@ final class PostgreSqlDialect extends JdbcDialect {
 			}
 		}
 		return readOutcome(connection, request);
+	}
+
+	/**
+	 * Start a run with {@code start-run.sql}, and tell it started only when the lease was
+	 * still live when the row was written ({@code live}): its {@code WHERE} clause judges
+	 * by the time the statement began, before any wait for the row lock.
+	 */
+	@Override
+	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
+		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt));
+				ResultSet resultSet = statement.executeQuery()) {
+			if (resultSet.next() && resultSet.getInt("live") == 1) {
+				return OptionalLong.of(resultSet.getLong("fencing_token"));
+			}
+			return OptionalLong.empty();
+		}
 	}
 
 	@Override

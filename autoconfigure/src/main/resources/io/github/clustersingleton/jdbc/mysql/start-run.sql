@@ -4,6 +4,13 @@
 -- MySQL has no RETURNING: LAST_INSERT_ID(expr) hands the new fencing token back in the
 -- statement's reply, where the driver reads it as the generated key.
 -- (The assignments read no column that another one writes.)
+-- Liveness is judged at the time the row is checked, not at the time the statement began
+-- (UTC_TIMESTAMP(6)): a statement that waited for the row lock past the lease's expiry must
+-- not start a run that a recovery claim queued behind it, seeing the lease expired, also
+-- takes over (this statement does not extend the lease). SYSDATE(6) is the time of its own
+-- evaluation, in the session's time zone, so the time waited since the statement began is
+-- added to UTC_TIMESTAMP(6) (never less than none, should the session's zone change its
+-- offset meanwhile; with --sysdate-is-now the check is as before).
 UPDATE ${table}
    SET fencing_token = LAST_INSERT_ID(fencing_token + 1),
        run_slot = :slot,
@@ -14,3 +21,4 @@ UPDATE ${table}
  WHERE name = :name
    AND lease_token = :leaseToken
    AND expires_at > UTC_TIMESTAMP(6)
+                    + INTERVAL GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) MICROSECOND

@@ -1,7 +1,13 @@
 -- Start another run (a recovery attempt or a catch-up) under the lease of job :name that
 -- still carries :leaseToken and is live: the fencing token goes up by one, slot :slot and
 -- attempt :attempt become the running run, and the last slot moves to :slot when later.
--- Returns the new fencing token, or no row when the lease is no longer held.
+-- Returns the new fencing token, or no row when the lease is no longer held; live = 0 when
+-- the lease had expired by the time the row was locked and written (clock_timestamp(), not
+-- CURRENT_TIMESTAMP, the time the statement began, which the WHERE clause sees): a statement
+-- that waited for the row lock past the lease's expiry then starts no run, since a recovery
+-- claim queued behind it sees the lease expired and takes the run over (this statement does
+-- not extend the lease, and PostgreSQL does not check the WHERE clause again after waiting
+-- for a lock on a row that did not change).
 UPDATE ${table}
    SET fencing_token = fencing_token + 1,
        run_slot = CAST(:slot AS TIMESTAMP WITH TIME ZONE),
@@ -12,4 +18,4 @@ UPDATE ${table}
  WHERE name = :name
    AND lease_token = :leaseToken
    AND expires_at > CURRENT_TIMESTAMP
-RETURNING fencing_token
+RETURNING fencing_token, CASE WHEN expires_at > clock_timestamp() THEN 1 ELSE 0 END AS live

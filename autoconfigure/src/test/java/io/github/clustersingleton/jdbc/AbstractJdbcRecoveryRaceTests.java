@@ -1,0 +1,216 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Adversarial races on the recovery and catch-up statements of the JDBC backend (review
+ * 2): a recovery claim against first claims of the next slot, and a {@code startRun} that
+ * waits for a row lock until after its lease expired.
+ *
+ * @author cluster-singleton contributors
+ */
+@TestInstance(Lifecycle.PER_CLASS)
+abstract class AbstractJdbcRecoveryRaceTests {
+
+	private static final ClaimPolicy RECOVER_LOST = new ClaimPolicy(true, false, 3, false);
+
+	private static final Instant S1 = Instant.parse("2026-01-01T10:00:00Z");
+
+	private static final Instant S2 = S1.plusSeconds(60);
+
+	private final String prefix = "race-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+
+	private HikariDataSource pool;
+
+	private JdbcLeaseBackend backend;
+
+	protected abstract HikariDataSource createPool();
+
+	/**
+	 * Return whether {@code start-run.sql} judges the lease by the time the row is
+	 * written (after any wait for its lock); H2 has no clock for that, so the race stays
+	 * open there for up to its {@code LOCK_TIMEOUT}.
+	 * @return whether a late {@code startRun} is refused
+	 */
+	protected boolean refusesAStartRunGrantedAfterTheExpiry() {
+		return true;
+	}
+
+	@BeforeAll
+	void createBackend() {
+		this.pool = createPool();
+		new JdbcLeaseSchemaInitializer(this.pool, JdbcLeaseBackend.DEFAULT_TABLE_NAME,
+				DatabaseInitializationMode.ALWAYS)
+			.initialize();
+		this.backend = new JdbcLeaseBackend(this.pool, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+	}
+
+	@AfterAll
+	void removeLeasesAndClosePool() throws SQLException {
+		try (Connection connection = this.pool.getConnection();
+				PreparedStatement statement = connection
+					.prepareStatement("DELETE FROM " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " WHERE name LIKE ?")) {
+			statement.setString(1, this.prefix + "%");
+			statement.executeUpdate();
+		}
+		finally {
+			this.pool.close();
+		}
+	}
+
+	/**
+	 * A dead run (expired lease, run still running), then at once 8 recovery claims and 8
+	 * first claims of the next slot: exactly one of the 16 wins.
+	 */
+	@Test
+	void recoveryClaimsAndFirstClaimsOfTheNextSlotHaveOneWinner() throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(16);
+		try {
+			for (int round = 0; round < 5; round++) {
+				String job = this.prefix + "mixed-" + round;
+				LeaseRequest first = claim(job, "node-a", Duration.ofSeconds(1), S1, null);
+				assertThat(this.backend.tryAcquire(first).isAcquired()).isTrue();
+				await().atMost(Duration.ofSeconds(10))
+					.pollInterval(Duration.ofMillis(20))
+					.until(() -> this.backend.findPending(Map.of(job, RECOVER_LOST)).contains(job));
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<AcquireResult>> results = new ArrayList<>();
+				for (int i = 0; i < 16; i++) {
+					String owner = "node-" + i;
+					boolean recovery = i % 2 == 0;
+					results.add(executor.submit(() -> {
+						start.await();
+						return this.backend.tryAcquire(recovery
+								? LeaseRequest.recovery(job, owner, token(), Duration.ofSeconds(30), RECOVER_LOST)
+								: claim(job, owner, Duration.ofSeconds(30), S2, S1));
+					}));
+				}
+				start.countDown();
+				Set<Long> fences = new HashSet<>();
+				int won = 0;
+				for (Future<AcquireResult> result : results) {
+					AcquireResult value = result.get(30, TimeUnit.SECONDS);
+					if (value.isAcquired()) {
+						won++;
+						fences.add(value.fencingToken());
+					}
+				}
+				assertThat(won).as("winners in round %d", round).isEqualTo(1);
+				assertThat(fences).hasSize(1);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	/**
+	 * Node A holds the lease and starts the next run of a catch-up just before the lease
+	 * expires, but its {@code start-run.sql} waits for a row lock (a stalled database, a
+	 * slow concurrent statement, here a {@code SELECT ... FOR UPDATE}) until after the
+	 * lease expired by the database's clock. Node B's recovery claim, sent after the
+	 * expiry, waits behind it. When the lock goes, the store must not let both go ahead:
+	 * A running a run under fence f+1 while B runs the same row's work under fence f+2.
+	 */
+	@Test
+	void aStartRunThatWaitedForTheRowPastTheLeaseExpiryAndARecoveryClaimDoNotBothWin() throws Exception {
+		assumeTrue(refusesAStartRunGrantedAfterTheExpiry(), "known open on this database (see docs/jdbc.md)");
+		String job = this.prefix + "late-start-run";
+		Duration ttl = Duration.ofSeconds(2);
+		LeaseRequest first = claim(job, "node-a", ttl, S1, null);
+		AcquireResult claimed = this.backend.tryAcquire(first);
+		assertThat(claimed.isAcquired()).isTrue();
+		HeldLease lease = HeldLease.of(first, claimed.fencingToken());
+		ExecutorService executor = Executors.newFixedThreadPool(2);
+		try (Connection locker = this.pool.getConnection()) {
+			locker.setAutoCommit(false);
+			try (PreparedStatement lock = locker.prepareStatement(
+					"SELECT name FROM " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " WHERE name = ? FOR UPDATE")) {
+				lock.setString(1, job);
+				try (ResultSet resultSet = lock.executeQuery()) {
+					assertThat(resultSet.next()).isTrue();
+				}
+			}
+			// A's startRun reaches the database while the lease is live
+			Future<OptionalLong> startRun = executor.submit(() -> this.backend.startRun(lease, S2, 1));
+			Thread.sleep(300);
+			assertThat(startRun.isDone()).as("startRun waits for the row lock").isFalse();
+			// the lease expires by the database's clock while it waits
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> this.backend.describe(job).map((info) -> !info.live()).orElse(false));
+			Future<AcquireResult> recovery = executor.submit(() -> this.backend
+				.tryAcquire(LeaseRequest.recovery(job, "node-b", token(), Duration.ofSeconds(30), RECOVER_LOST)));
+			Thread.sleep(300);
+			locker.commit();
+			OptionalLong started = startRun.get(30, TimeUnit.SECONDS);
+			AcquireResult recovered = recovery.get(30, TimeUnit.SECONDS);
+			assertThat(started.isPresent() && recovered.isAcquired())
+				.as("startRun of node-a granted (fence %s) on a lease that had expired, and recovery claim of node-b "
+						+ "granted (fence %s): both run the job's pending work", started, recovered.fencingToken())
+				.isFalse();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private static LeaseRequest claim(String job, String owner, Duration ttl, Instant slot, Instant previousSlot) {
+		return new LeaseRequest(job, owner, token(), ttl, slot).withPolicy(RECOVER_LOST, previousSlot);
+	}
+
+	private static String token() {
+		return UUID.randomUUID().toString().replace("-", "");
+	}
+
+}
