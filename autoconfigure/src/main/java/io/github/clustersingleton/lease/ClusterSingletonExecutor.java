@@ -799,10 +799,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			ClusterSingletonExecutor.this.watchdog.unregister(this.run, this.capTimer);
 			ClusterSingletonExecutor.this.running.remove(this.run);
 			HeldLease lease = this.run.lease();
-			release(lease, this.job, this.job.lockAtLeastFor(), RunCompletion.none());
 			Duration duration = Duration.ofNanos(System.nanoTime() - this.started);
 			RunOutcome outcome = this.run.isLost() ? RunOutcome.LEASE_LOST
 					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
+			release(lease, this.job, this.job.lockAtLeastFor(),
+					completion(this.job, lease.slot(), new Outcome(outcome, failure, 0)));
 			RunState state = switch (outcome) {
 				case SUCCESS -> RunState.SUCCEEDED;
 				case FAILURE -> RunState.FAILED;
@@ -886,7 +887,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (outcome == null) {
 			return false;
 		}
-		release(lease, job, job.lockAtLeastFor(), completion(job, request.policy(), outcome, 1));
+		release(lease, job, job.lockAtLeastFor(), completion(job, lease.slot(), outcome));
 		notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
 		if (outcome.failure() != null) {
 			throw outcome.failure();
@@ -945,6 +946,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			}
 			HeldLease lease = new HeldLease(job.name(), claimed.owner(), claimed.leaseToken(), fence.getAsLong(),
 					plan.slot());
+			if (System.nanoTime() - (validFrom + this.settings.leaseTtl().toNanos()) >= 0) {
+				// the store granted the run after this node's view of the lease ended (a
+				// slow store, a pause): another node may already have taken it over
+				logger.warn("cluster-singleton did not start the " + plan.describe() + " of job '" + job.name()
+						+ "': the lease's local deadline passed while the store answered; whoever takes the lease "
+						+ "over next carries on");
+				return ran;
+			}
 			logger.info("cluster-singleton runs the " + plan.describe() + " of job '" + job.name() + "' (fencingToken="
 					+ fence.getAsLong() + ")");
 			Outcome outcome;
@@ -969,7 +978,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			}
 			boolean last = i == plans.size() - 1;
 			ClaimPolicy policy = job.policies().claimPolicy();
-			RunCompletion completion = completion(job, policy, outcome, plan.attempt());
+			RunCompletion completion = completion(job, plan.slot(), outcome);
 			boolean retried = completion.state() == RunState.FAILED && policy.recovers(RunState.FAILED, plan.attempt());
 			if (last || retried) {
 				// a failure the policy retries ends the sequence: the store keeps it
@@ -1039,8 +1048,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		return plans;
 	}
 
-	private static RunCompletion completion(JobDefinition job, ClaimPolicy policy, Outcome outcome, int attempt) {
-		if (!policy.isActive()) {
+	/**
+	 * How a run of a slot ended, for the store: every slot run records it, whatever the
+	 * job's policies (a policy switched on later must not take an old, finished run for a
+	 * dead one); runs without a slot record nothing.
+	 */
+	private static RunCompletion completion(JobDefinition job, @Nullable Instant slot, Outcome outcome) {
+		if (slot == null) {
 			return RunCompletion.none();
 		}
 		return switch (outcome.outcome()) {
