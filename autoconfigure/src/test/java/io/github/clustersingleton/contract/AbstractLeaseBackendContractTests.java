@@ -852,8 +852,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 						4);
 			}
 		}
-		ledger.markLost(job, 5);
-		ledger.markLost(job, 6);
+		ledger.markLostBefore(job, 7);
 		List<RunRecord> history = ledger.history(job, 10);
 		assertThat(history).extracting(RunRecord::fencingToken).containsExactly(6L, 5L, 4L, 3L);
 		assertThat(history.get(0).state()).as("an ended run is not marked lost").isEqualTo(RunState.SUCCEEDED);

@@ -730,7 +730,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 			pending.set(this.backend.findPending(Map.of(job, policy)));
 			return pending.get().contains(job);
 		});
-		this.backend.runLedger().markLost(job, fence);
+		this.backend.runLedger().markLostBefore(job, fence + 1);
 		assertThat(this.backend.runLedger().history(job, 1)).extracting(RunRecord::state)
 			.containsExactly(RunState.LOST);
 		AcquireResult recovered = this.backend

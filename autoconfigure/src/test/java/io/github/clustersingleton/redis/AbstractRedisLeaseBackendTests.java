@@ -483,9 +483,10 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		ledger.record(ended, 5);
 		ledger.record(running, 5);
 		assertThat(ledger.history(job, 5)).containsExactly(running, ended);
-		ledger.markLost(job, 1);
-		ledger.markLost(job, 2);
-		ledger.markLost(job, 3);
+		ledger.markLostBefore(job, 2);
+		assertThat(ledger.history(job, 5)).as("a run at the given fencing token is not before it")
+			.containsExactly(running, ended);
+		ledger.markLostBefore(job, 3);
 		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null), ended);
 		ledger.record(ended.finish(RunState.SUCCEEDED, started.plusSeconds(1), null), 1);
 		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null));

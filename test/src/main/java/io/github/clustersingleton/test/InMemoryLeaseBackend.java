@@ -465,15 +465,18 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		}
 
 		@Override
-		public void markLost(String jobName, long fencingToken) {
+		public void markLostBefore(String jobName, long fencingToken) {
 			Assert.notNull(jobName, "'jobName' must not be null");
 			enter();
 			InMemoryLeaseBackend.this.lock.lock();
 			try {
 				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
-				RunRecord run = (records != null) ? records.get(fencingToken) : null;
-				if (run != null && run.state() == RunState.RUNNING) {
-					records.put(fencingToken, run.finish(RunState.LOST, null, null));
+				if (records != null) {
+					for (Map.Entry<Long, RunRecord> entry : records.headMap(fencingToken, false).entrySet()) {
+						if (entry.getValue().state() == RunState.RUNNING) {
+							entry.setValue(entry.getValue().finish(RunState.LOST, null, null));
+						}
+					}
 				}
 			}
 			finally {
