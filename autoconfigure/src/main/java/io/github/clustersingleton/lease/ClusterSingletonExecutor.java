@@ -779,10 +779,17 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			ClusterSingletonExecutor.this.watchdog.unregister(this.run, this.capTimer);
 			ClusterSingletonExecutor.this.running.remove(this.run);
 			HeldLease lease = this.run.lease();
-			release(lease, this.job, this.job.lockAtLeastFor(), RunCompletion.none());
-			Duration duration = Duration.ofNanos(System.nanoTime() - this.started);
 			RunOutcome outcome = this.run.isLost() ? RunOutcome.LEASE_LOST
 					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
+			// a claim of a slot made the slot's run the job's current one on the row:
+			// record how it ended there too
+			RunCompletion completion = (lease.slot() == null) ? RunCompletion.none() : switch (outcome) {
+				case SUCCESS -> RunCompletion.succeeded();
+				case FAILURE -> RunCompletion.failed(this.job.policies().retryDelay());
+				case LEASE_LOST -> RunCompletion.none();
+			};
+			release(lease, this.job, this.job.lockAtLeastFor(), completion);
+			Duration duration = Duration.ofNanos(System.nanoTime() - this.started);
 			RunState state = switch (outcome) {
 				case SUCCESS -> RunState.SUCCEEDED;
 				case FAILURE -> RunState.FAILED;
@@ -866,7 +873,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (outcome == null) {
 			return false;
 		}
-		release(lease, job, job.lockAtLeastFor(), completion(job, request.policy(), outcome, 1));
+		release(lease, job, job.lockAtLeastFor(), completion(job, recordsRun(request), outcome));
 		notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
 		if (outcome.failure() != null) {
 			throw outcome.failure();
@@ -951,7 +958,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			}
 			boolean last = i == plans.size() - 1;
 			ClaimPolicy policy = job.policies().claimPolicy();
-			RunCompletion completion = completion(job, policy, outcome, plan.attempt());
+			RunCompletion completion = completion(job, true, outcome);
 			boolean retried = completion.state() == RunState.FAILED && policy.recovers(RunState.FAILED, plan.attempt());
 			if (last || retried) {
 				// a failure the policy retries ends the sequence: the store keeps it
@@ -1021,8 +1028,22 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		return plans;
 	}
 
-	private static RunCompletion completion(JobDefinition job, ClaimPolicy policy, Outcome outcome, int attempt) {
-		if (!policy.isActive()) {
+	/**
+	 * Whether a claim records a run on the job's row: every claim of a slot does (the
+	 * store makes the slot's first attempt the current run unless an active policy finds
+	 * work pending), and so does a claim with an active policy.
+	 */
+	private static boolean recordsRun(LeaseRequest request) {
+		return request.slot() != null || request.policy().isActive();
+	}
+
+	/**
+	 * The completion a release records: how the run ended, for a claim that recorded a
+	 * run (a run ended without its outcome on the row stays 'running' there, and a later
+	 * claim under a policy that recovers lost runs would run its slot again).
+	 */
+	private static RunCompletion completion(JobDefinition job, boolean recordsRun, Outcome outcome) {
+		if (!recordsRun) {
 			return RunCompletion.none();
 		}
 		return switch (outcome.outcome()) {

@@ -227,11 +227,13 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		if (lease == null) {
 			lease = new StoredLease(request, now);
 			this.leases.put(request.jobName(), lease);
-			if (!request.policy().isActive()) {
-				return AcquireResult.acquired(1);
-			}
+			// a new row has nothing pending: a claim of a slot starts its first run,
+			// whatever the policy
 			if (slot != null) {
 				lease.startRun(slot, 1);
+			}
+			if (!request.policy().isActive()) {
+				return AcquireResult.acquired(1);
 			}
 			return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
 		}
@@ -240,15 +242,16 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			return AcquireResult.notAcquired(request, lease.owner, lease.lastSlot, now);
 		}
 		ClaimPolicy policy = request.policy();
-		if (!policy.isActive()) {
-			lease.takeOver(request, now);
-			return AcquireResult.acquired(lease.fencingToken);
-		}
-		// judged on the row as it is before the claim
-		boolean pending = lease.isPending(policy, request.previousSlot(), true, now);
+		// judged on the row as it is before the claim; never pending without an active
+		// policy, so that every claim of a slot without one starts the slot's first run
+		// (a later claim under an active policy must not take the slots for unserved)
+		boolean pending = policy.isActive() && lease.isPending(policy, request.previousSlot(), true, now);
 		lease.takeOver(request, now);
 		if (!pending && slot != null) {
 			lease.startRun(slot, 1);
+		}
+		if (!policy.isActive()) {
+			return AcquireResult.acquired(lease.fencingToken);
 		}
 		return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
 	}
