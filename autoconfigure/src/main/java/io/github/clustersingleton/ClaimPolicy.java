@@ -39,6 +39,9 @@ import org.springframework.util.Assert;
  * than the request's {@link LeaseRequest#previousSlot() previous slot} (cron slots that
  * no node claimed).</li>
  * </ul>
+ * Under a policy that is not {@link #isActive() active} nothing is ever pending: a first
+ * claim of a slot under it records the slot's first attempt as the current run, exactly
+ * as a claim under an active policy with nothing pending does (see {@link LeaseBackend}).
  *
  * @param recoverLost whether a run that died or lost its lease is run again
  * @param recoverFailed whether a run that threw is run again (implies nothing about

@@ -46,13 +46,16 @@ import java.util.Set;
  * all earlier ones of that job, across release, expiry and force-release.</li>
  * <li>{@link #renew} and {@link #release} only touch a lease that still carries the
  * request's {@link LeaseRequest#leaseToken() lease token}.</li>
- * <li>A claim with an {@link ClaimPolicy#isActive() active policy} records the job's
- * current run ({@link SlotRun}) on its row, atomically with the claim: a first claim with
- * nothing pending makes the claimed slot's first attempt the current run; a claim that
- * finds pending work (see {@link ClaimPolicy}) keeps the row's run as it was and reports
- * it, and the new holder takes that work over. A {@link LeaseRequest#recovery() recovery
- * claim} succeeds only on an expired lease with pending work, and never moves the last
- * slot. Two claims never both succeed.</li>
+ * <li>Every first claim with a slot records the job's current run ({@link SlotRun}) on
+ * its row, atomically with the claim, whatever its policy: with nothing pending (always
+ * so under a policy that is not {@link ClaimPolicy#isActive() active}) it makes the
+ * claimed slot's first attempt the current run, so that a later claim under an active
+ * policy never takes slots claimed under an inactive one for unserved; a claim that finds
+ * pending work (see {@link ClaimPolicy}) keeps the row's run as it was and reports it,
+ * and the new holder takes that work over. A claim without a slot never changes the run.
+ * Only a claim with an active policy reports the run in its {@link AcquireResult}. A
+ * {@link LeaseRequest#recovery() recovery claim} succeeds only on an expired lease with
+ * pending work, and never moves the last slot. Two claims never both succeed.</li>
  * </ul>
  *
  * @author cluster-singleton contributors

@@ -41,7 +41,7 @@ public interface RunLedger {
 		}
 
 		@Override
-		public void markLost(String jobName, long fencingToken) {
+		public void markLostBefore(String jobName, long fencingToken) {
 		}
 
 		@Override
@@ -65,12 +65,15 @@ public interface RunLedger {
 	void record(RunRecord run, int maxRuns);
 
 	/**
-	 * Mark a run that is still recorded as running as lost (its node died or lost the
-	 * lease). Nothing changes when the run is not recorded or has ended.
+	 * Mark every run of a job that is still recorded as running and whose fencing token
+	 * is lower than the given one as lost (their nodes died or lost the lease before a
+	 * later claim took the job over). Runs that have ended, and runs with the given
+	 * fencing token or a higher one, stay as they are.
 	 * @param jobName the job name
-	 * @param fencingToken the fencing token of the run
+	 * @param fencingToken the fencing token of the claim that took the job over: runs
+	 * with a lower one that are still running are lost
 	 */
-	void markLost(String jobName, long fencingToken);
+	void markLostBefore(String jobName, long fencingToken);
 
 	/**
 	 * Return the most recent runs of a job, newest (highest fencing token) first.

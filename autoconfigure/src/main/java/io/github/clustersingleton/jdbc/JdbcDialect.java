@@ -139,7 +139,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @param table the validated table name
 	 * @param runTable the validated name of the run table
 	 * @param acquire the acquisition statement
-	 * @param acquireRun the acquisition statement for a job with an active policy
+	 * @param acquireRun the acquisition statement of a claim with a slot or an active
+	 * policy
 	 * @param sharedPlatform the directory of the other statements
 	 */
 	JdbcDialect(String table, String runTable, JdbcStatement acquire, JdbcStatement acquireRun, String sharedPlatform) {
@@ -239,13 +240,26 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Return the acquisition statement of a first claim: {@code acquire.sql} as ever for
-	 * a job without an active policy, {@code acquire-run.sql} for the others.
+	 * Return the acquisition statement of a first claim: {@code acquire-run.sql} for a
+	 * claim that records a run (one with a slot, whatever its policy, or one with an
+	 * active policy), {@code acquire.sql} as ever for a slotless claim without an active
+	 * policy.
 	 * @param request the request
 	 * @return the statement
 	 */
 	protected final JdbcStatement acquireStatement(LeaseRequest request) {
-		return request.policy().isActive() ? this.acquireRun : this.acquire;
+		return recordsRun(request) ? this.acquireRun : this.acquire;
+	}
+
+	/**
+	 * Return whether a claim uses the run-aware statements: a claim with a slot always
+	 * sets the run columns (a new run unless its active policy finds work pending), and a
+	 * claim with an active policy reports the row's run.
+	 * @param request the request
+	 * @return whether the claim is run-aware
+	 */
+	private static boolean recordsRun(LeaseRequest request) {
+		return request.policy().isActive() || request.slot() != null;
 	}
 
 	/**
@@ -262,7 +276,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 			.addValue("slot", instant(request.slot()))
 			.addValue("slotToleranceMillis", request.slotTolerance().toMillis());
 		ClaimPolicy policy = request.policy();
-		if (policy.isActive()) {
+		if (recordsRun(request)) {
+			// ClaimPolicy.NONE finds nothing pending: a claim of a slot starts a new run
 			parameters.addValue("recoverLost", policy.recoverLost() ? 1 : 0)
 				.addValue("recoverFailed", policy.recoverFailed() ? 1 : 0)
 				.addValue("maxAttempts", policy.maxAttempts())
@@ -756,10 +771,11 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Mark a run that is still recorded as running as lost.
+	 * Mark every run of a job with a lower fencing token than the given one that is still
+	 * recorded as running as lost.
 	 * @param connection an auto-commit connection
 	 * @param jobName the job name
-	 * @param fencingToken the fencing token of the run
+	 * @param fencingToken the fencing token of the claim that took the job over
 	 * @throws SQLException on a database error
 	 */
 	void markRunLost(Connection connection, String jobName, long fencingToken) throws SQLException {

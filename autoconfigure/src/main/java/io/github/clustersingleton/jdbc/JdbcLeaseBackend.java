@@ -570,12 +570,13 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		}
 
 		@Override
-		public void markLost(String jobName, long fencingToken) {
+		public void markLostBefore(String jobName, long fencingToken) {
 			Assert.hasText(jobName, "'jobName' must not be empty");
-			execute("mark run " + fencingToken + " of job '" + jobName + "' lost", (connection, dialect) -> {
-				dialect.markRunLost(connection, jobName, fencingToken);
-				return Boolean.TRUE;
-			});
+			execute("mark the runs before " + fencingToken + " of job '" + jobName + "' lost",
+					(connection, dialect) -> {
+						dialect.markRunLost(connection, jobName, fencingToken);
+						return Boolean.TRUE;
+					});
 		}
 
 		@Override

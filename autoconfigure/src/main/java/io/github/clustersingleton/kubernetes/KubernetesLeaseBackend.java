@@ -75,8 +75,10 @@ import org.springframework.util.Assert;
  * {@value #LAST_SLOT_ANNOTATION} (an ISO-8601 instant) and
  * {@value #LEASE_TOKEN_ANNOTATION}.
  * <p>
- * <strong>Runs.</strong> A claim with an {@link ClaimPolicy#isActive() active policy}
- * records the job's current run in four more annotations, in the same PUT as the claim:
+ * <strong>Runs.</strong> A claim of a cron slot, and a claim with an
+ * {@link ClaimPolicy#isActive() active policy}, records the job's current run in four
+ * more annotations, in the same PUT as the claim (without an active policy nothing is
+ * pending, so a claim of a slot always starts the slot's first run):
  * {@value #RUN_SLOT_ANNOTATION}, {@value #ATTEMPT_ANNOTATION},
  * {@value #RUN_STATE_ANNOTATION} and, for a failed run, {@value #RETRY_AT_ANNOTATION}
  * (this node's clock plus the retry delay: Kubernetes has no store clock, and a failed
@@ -448,7 +450,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		long fencingToken = LeaseCodec.fencingToken(current) + 1;
 		Lease next = claim(current, request, fencingToken,
 				(slot != null) ? slot.toString() : LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
-		if (policy.isActive() && !pending && slot != null) {
+		// every claim of a slot with nothing pending (always so without an active policy)
+		// starts the slot's first run, so that a later claim under an active policy does
+		// not take the slots run without one for unserved
+		if (!pending && slot != null) {
 			LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, 1);
 		}
 		LeaseCodec.removeNullAnnotations(next);
@@ -553,10 +558,9 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.build();
 		if (slot != null) {
 			lease.getMetadata().getAnnotations().put(LAST_SLOT_ANNOTATION, slot.toString());
-			if (request.policy().isActive()) {
-				// a new Lease has no run yet, so nothing is pending
-				LeaseCodec.startRun(lease.getMetadata().getAnnotations(), slot, 1);
-			}
+			// a new Lease has no run yet, so nothing is pending: the slot's first run
+			// starts, whatever the policy
+			LeaseCodec.startRun(lease.getMetadata().getAnnotations(), slot, 1);
 		}
 		try {
 			Lease created = this.api.create(lease);

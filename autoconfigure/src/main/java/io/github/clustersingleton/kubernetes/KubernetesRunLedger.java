@@ -92,13 +92,13 @@ final class KubernetesRunLedger implements RunLedger {
 	}
 
 	@Override
-	public void markLost(String jobName, long fencingToken) {
+	public void markLostBefore(String jobName, long fencingToken) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		update(jobName, false, (runs) -> {
 			boolean changed = false;
 			List<RunRecord> next = new ArrayList<>(runs.size());
 			for (RunRecord run : runs) {
-				if (run.fencingToken() == fencingToken && run.state() == RunState.RUNNING) {
+				if (run.fencingToken() < fencingToken && run.state() == RunState.RUNNING) {
 					next.add(run.finish(RunState.LOST, null, null));
 					changed = true;
 				}

@@ -910,8 +910,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		Instant lastSlot = (result.lastSlot() != null) ? result.lastSlot() : current.slot();
 		if (current.state() == RunState.RUNNING) {
 			// the run the store still calls running died with its node or lost its
-			// lease: the claim that took the lease over raised the fence by one
-			this.ledger.markLost(job.name(), claimed.fencingToken() - 1);
+			// lease, and so did every earlier run still recorded as running (a takeover
+			// claim may itself have died before its first run): all of them have a
+			// lower fencing token than the claim that took the lease over
+			this.ledger.markLostBefore(job.name(), claimed.fencingToken());
 		}
 		List<RunPlan> plans = plan(job, current, lastSlot, trigger);
 		if (plans.isEmpty()) {

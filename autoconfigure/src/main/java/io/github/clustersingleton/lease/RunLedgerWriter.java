@@ -86,11 +86,11 @@ final class RunLedgerWriter {
 		submit(() -> this.ledger.record(run, maxRuns), run.jobName());
 	}
 
-	void markLost(String jobName, long fencingToken) {
+	void markLostBefore(String jobName, long fencingToken) {
 		if (this.ledger == RunLedger.NONE) {
 			return;
 		}
-		submit(() -> this.ledger.markLost(jobName, fencingToken), jobName);
+		submit(() -> this.ledger.markLostBefore(jobName, fencingToken), jobName);
 	}
 
 	private void submit(Runnable write, String jobName) {

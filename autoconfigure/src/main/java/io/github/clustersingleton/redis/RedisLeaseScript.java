@@ -63,8 +63,8 @@ public enum RedisLeaseScript {
 	RUN_RECORD("run-record.lua"),
 
 	/**
-	 * Mark a running run of a job's ledger as lost: {@code KEYS} the ledger key;
-	 * {@code ARGV} fencing token.
+	 * Mark every running run of a job's ledger with a lower fencing token than the given
+	 * one as lost: {@code KEYS} the ledger key; {@code ARGV} fencing token.
 	 */
 	RUN_MARK_LOST("run-mark-lost.lua"),
 

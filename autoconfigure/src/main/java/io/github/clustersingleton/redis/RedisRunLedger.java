@@ -66,7 +66,7 @@ final class RedisRunLedger implements RunLedger {
 	}
 
 	@Override
-	public void markLost(String jobName, long fencingToken) {
+	public void markLostBefore(String jobName, long fencingToken) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		this.backend.getExecutor()
 			.execute(RedisLeaseScript.RUN_MARK_LOST, List.of(this.backend.runsKey(jobName)),

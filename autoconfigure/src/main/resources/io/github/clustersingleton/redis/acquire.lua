@@ -3,8 +3,8 @@
 --
 -- KEYS[1]  the lease hash {<prefix>:<name>}:lease (owner, token, acquired_at), which
 --          expires by itself (PEXPIREAT, judged by this server's clock)
--- KEYS[2]  the meta hash {<prefix>:<name>}:meta (fence, last_slot, and under a policy
---          run_slot, attempt, run_state, retry_at), which never expires
+-- KEYS[2]  the meta hash {<prefix>:<name>}:meta (fence, last_slot, and once a slot was
+--          claimed run_slot, attempt, run_state, retry_at), which never expires
 -- ARGV[1]  the owner (node id)
 -- ARGV[2]  the lease token of this acquisition
 -- ARGV[3]  the TTL in milliseconds
@@ -25,10 +25,12 @@
 --   or (recoverLost or recoverFailed) and run_slot < last_slot,
 --   or catchUp and a first claim and last_slot < ARGV[10].
 -- A first claim succeeds under today's rules alone (no live lease, slot after last_slot
--- and not ahead of this server's clock plus the tolerance). Under an active policy, with
--- a slot and nothing pending, it makes the slot's first attempt the current run
--- (run_slot = slot, attempt = 1, run_state = 'running', no retry_at); with work pending
--- the run fields stay for the new holder to take over. A recovery claim succeeds only
+-- and not ahead of this server's clock plus the tolerance). With a slot and nothing
+-- pending (always so without an active policy, whose P is false), it makes the slot's
+-- first attempt the current run (run_slot = slot, attempt = 1, run_state = 'running', no
+-- retry_at), so that a later claim under an active policy does not take slots run
+-- without one for unserved; with work pending the run fields stay for the new holder to
+-- take over. A claim without a slot never touches the run fields. A recovery claim succeeds only
 -- when there is no live lease and P holds (as for a later claim: a failed run needs
 -- retry_at <= now); it never moves last_slot nor the run fields.
 --
@@ -96,7 +98,7 @@ redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
 if not recovery and slot ~= '' then
   redis.call('HSET', KEYS[2], 'last_slot', slot)
   last_slot = slot
-  if active and not is_pending then
+  if not is_pending then
     redis.call('HSET', KEYS[2], 'run_slot', slot, 'attempt', '1', 'run_state', 'running')
     redis.call('HDEL', KEYS[2], 'retry_at')
     meta[2] = slot

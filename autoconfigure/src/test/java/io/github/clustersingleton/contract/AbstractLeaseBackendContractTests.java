@@ -811,12 +811,60 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	}
 
 	@Test
-	void withoutAPolicyNothingIsEverPending() {
+	void withoutASlotAClaimWithoutAPolicyLeavesNothingPending() {
 		assumeTrue(supportsRecovery());
 		String job = jobName("no-policy");
-		held(request(job, "node-a", SHORT_TTL, S1), backend().tryAcquire(request(job, "node-a", SHORT_TTL, S1)));
+		held(request(job, "node-a", SHORT_TTL, null), backend().tryAcquire(request(job, "node-a", SHORT_TTL, null)));
 		awaitExpired(job);
 		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).isEmpty();
+	}
+
+	@Test
+	void aClaimOfASlotWithoutAPolicyEndedByItsReleaseLeavesNothingPending() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("no-policy-slot");
+		LeaseRequest request = request(job, "node-a", LONG_TTL, S1);
+		backend().release(held(request, backend().tryAcquire(request)), Duration.ZERO, RunCompletion.succeeded());
+		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).isEmpty();
+		LeaseRequest next = claim(job, "node-b", LONG_TTL, S2, RECOVER_FAILED, S1);
+		assertThat(backend().tryAcquire(next).run()).isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void slotsClaimedWithoutAPolicyAreNotCaughtUpByALaterClaimWithOne() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("mixed-catch-up");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, CATCH_UP, null);
+		backend().release(held(first, backend().tryAcquire(first)), Duration.ZERO, RunCompletion.succeeded());
+		for (Instant slot : List.of(S2, S3)) {
+			LeaseRequest none = request(job, "node-b", LONG_TTL, slot);
+			backend().release(held(none, backend().tryAcquire(none)), Duration.ZERO);
+		}
+		LeaseRequest next = claim(job, "node-a", LONG_TTL, S4, CATCH_UP, S3);
+		AcquireResult result = backend().tryAcquire(next);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(result.lastSlot()).isEqualTo(S4);
+		assertThat(result.run()).as("S2 and S3 were claimed without a policy: nothing is pending")
+			.isEqualTo(new SlotRun(S4, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void slotsClaimedWithoutAPolicyAreNotPendingForALaterClaimWithOne() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("mixed-policy");
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, true);
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, policy, null);
+		backend().release(held(first, backend().tryAcquire(first)), Duration.ZERO, RunCompletion.succeeded());
+		for (Instant slot : List.of(S2, S3)) {
+			LeaseRequest none = request(job, "node-b", LONG_TTL, slot);
+			backend().release(held(none, backend().tryAcquire(none)), Duration.ZERO, RunCompletion.succeeded());
+		}
+		LeaseRequest next = claim(job, "node-a", LONG_TTL, S4, policy, S3);
+		AcquireResult result = backend().tryAcquire(next);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(result.lastSlot()).isEqualTo(S4);
+		assertThat(result.run()).as("S2 and S3 ran under the claims without a policy")
+			.isEqualTo(new SlotRun(S4, 1, RunState.RUNNING));
 	}
 
 	@Test
@@ -852,8 +900,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 						4);
 			}
 		}
-		ledger.markLost(job, 5);
-		ledger.markLost(job, 6);
+		ledger.markLostBefore(job, 7);
 		List<RunRecord> history = ledger.history(job, 10);
 		assertThat(history).extracting(RunRecord::fencingToken).containsExactly(6L, 5L, 4L, 3L);
 		assertThat(history.get(0).state()).as("an ended run is not marked lost").isEqualTo(RunState.SUCCEEDED);

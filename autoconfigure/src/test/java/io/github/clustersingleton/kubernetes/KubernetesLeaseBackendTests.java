@@ -607,15 +607,40 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@Test
-	void aClaimWithoutAPolicyWritesNoRun() {
+	void aClaimWithoutAPolicyWritesNoRunWithoutASlot() {
 		String job = jobName("no-run");
-		LeaseRequest request = request(job, "node-a", LONG_TTL, Instant.parse("2026-01-01T10:00:00Z"));
+		LeaseRequest request = request(job, "node-a", LONG_TTL, null);
 		AcquireResult result = this.backend.tryAcquire(request);
 		assertThat(result.run()).isNull();
 		assertThat(lease(job).getMetadata().getAnnotations()).doesNotContainKeys(
 				KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, KubernetesLeaseBackend.ATTEMPT_ANNOTATION,
 				KubernetesLeaseBackend.RUN_STATE_ANNOTATION);
-		this.backend.release(HeldLease.of(request, result.fencingToken()), Duration.ZERO, RunCompletion.succeeded());
+		this.backend.release(HeldLease.of(request, result.fencingToken()), Duration.ZERO);
+	}
+
+	@Test
+	void aClaimOfASlotWithoutAPolicyStartsItsRun() {
+		String job = jobName("no-policy-run");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		Instant s2 = s1.plusSeconds(60);
+		LeaseRequest first = request(job, "node-a", LONG_TTL, s1);
+		AcquireResult result = this.backend.tryAcquire(first);
+		assertThat(result.run()).isNull();
+		assertThat(lease(job).getMetadata().getAnnotations())
+			.containsEntry(KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, s1.toString())
+			.containsEntry(KubernetesLeaseBackend.ATTEMPT_ANNOTATION, "1")
+			.containsEntry(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, "running");
+		this.backend.release(HeldLease.of(first, result.fencingToken()), Duration.ZERO,
+				RunCompletion.failed(Duration.ofMinutes(5)));
+		LeaseRequest next = request(job, "node-b", LONG_TTL, s2);
+		result = this.backend.tryAcquire(next);
+		assertThat(result.isAcquired()).isTrue();
+		assertThat(lease(job).getMetadata().getAnnotations())
+			.containsEntry(KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, s2.toString())
+			.containsEntry(KubernetesLeaseBackend.ATTEMPT_ANNOTATION, "1")
+			.containsEntry(KubernetesLeaseBackend.RUN_STATE_ANNOTATION, "running")
+			.doesNotContainKey(KubernetesLeaseBackend.RETRY_AT_ANNOTATION);
+		this.backend.release(HeldLease.of(next, result.fencingToken()), Duration.ZERO, RunCompletion.succeeded());
 	}
 
 	@Test
@@ -730,7 +755,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 			pending.set(this.backend.findPending(Map.of(job, policy)));
 			return pending.get().contains(job);
 		});
-		this.backend.runLedger().markLost(job, fence);
+		this.backend.runLedger().markLostBefore(job, fence + 1);
 		assertThat(this.backend.runLedger().history(job, 1)).extracting(RunRecord::state)
 			.containsExactly(RunState.LOST);
 		AcquireResult recovered = this.backend

@@ -236,7 +236,8 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			.containsKey("acquired_at");
 		assertThat(this.admin.getExpire(leaseKey, TimeUnit.MILLISECONDS)).isBetween(1L, LONG_TTL.toMillis());
 		assertThat(this.admin.opsForHash().entries(metaKey)).containsExactlyInAnyOrderEntriesOf(
-				Map.of("fence", Long.toString(lease.fencingToken()), "last_slot", Long.toString(slot.toEpochMilli())));
+				Map.of("fence", Long.toString(lease.fencingToken()), "last_slot", Long.toString(slot.toEpochMilli()),
+						"run_slot", Long.toString(slot.toEpochMilli()), "attempt", "1", "run_state", "running"));
 		assertThat(this.admin.getExpire(metaKey)).as("meta has no TTL").isEqualTo(-1L);
 		this.backend.release(lease, Duration.ZERO);
 		assertThat(this.admin.hasKey(leaseKey)).isFalse();
@@ -455,16 +456,25 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	}
 
 	@Test
-	void aPolicyFreeClaimLeavesTheRunFieldsAlone() {
+	void aPolicyFreeClaimOfASlotStartsItsRunAndASlotlessOneLeavesTheRunFieldsAlone() {
 		String job = jobName("no-run-fields");
 		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
+		Instant next = slot.plusSeconds(60);
 		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
 		acquire(request(job, "node-a", SHORT_TTL, slot).withPolicy(policy, null));
-		AcquireResult result = awaitAcquired(request(job, "node-b", LONG_TTL, slot.plusSeconds(60)));
+		// policy-free: nothing is ever pending, so the dead run of slot does not stay
+		AcquireResult result = awaitAcquired(request(job, "node-b", SHORT_TTL, next));
 		assertThat(result.run()).isNull();
 		assertThat(result.lastSlot()).isNull();
-		assertThat(this.admin.opsForHash().entries("{cluster-singleton:" + job + "}:meta"))
-			.containsEntry("run_slot", Long.toString(slot.toEpochMilli()))
+		String metaKey = "{cluster-singleton:" + job + "}:meta";
+		assertThat(this.admin.opsForHash().entries(metaKey))
+			.containsEntry("run_slot", Long.toString(next.toEpochMilli()))
+			.containsEntry("run_state", "running")
+			.containsEntry("attempt", "1");
+		awaitAcquired(request(job, "node-c", LONG_TTL, null));
+		assertThat(this.admin.opsForHash().entries(metaKey))
+			.containsEntry("run_slot", Long.toString(next.toEpochMilli()))
+			.containsEntry("last_slot", Long.toString(next.toEpochMilli()))
 			.containsEntry("run_state", "running")
 			.containsEntry("attempt", "1");
 	}
@@ -483,9 +493,10 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		ledger.record(ended, 5);
 		ledger.record(running, 5);
 		assertThat(ledger.history(job, 5)).containsExactly(running, ended);
-		ledger.markLost(job, 1);
-		ledger.markLost(job, 2);
-		ledger.markLost(job, 3);
+		ledger.markLostBefore(job, 2);
+		assertThat(ledger.history(job, 5)).as("a run at the given fencing token is not before it")
+			.containsExactly(running, ended);
+		ledger.markLostBefore(job, 3);
 		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null), ended);
 		ledger.record(ended.finish(RunState.SUCCEEDED, started.plusSeconds(1), null), 1);
 		assertThat(ledger.history(job, 5)).containsExactly(running.finish(RunState.LOST, null, null));

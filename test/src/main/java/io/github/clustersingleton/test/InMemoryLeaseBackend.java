@@ -227,11 +227,13 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		if (lease == null) {
 			lease = new StoredLease(request, now);
 			this.leases.put(request.jobName(), lease);
-			if (!request.policy().isActive()) {
-				return AcquireResult.acquired(1);
-			}
+			// a new row has nothing pending: a claim of a slot starts its first run,
+			// whatever the policy
 			if (slot != null) {
 				lease.startRun(slot, 1);
+			}
+			if (!request.policy().isActive()) {
+				return AcquireResult.acquired(1);
 			}
 			return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
 		}
@@ -240,15 +242,16 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			return AcquireResult.notAcquired(request, lease.owner, lease.lastSlot, now);
 		}
 		ClaimPolicy policy = request.policy();
-		if (!policy.isActive()) {
-			lease.takeOver(request, now);
-			return AcquireResult.acquired(lease.fencingToken);
-		}
-		// judged on the row as it is before the claim
-		boolean pending = lease.isPending(policy, request.previousSlot(), true, now);
+		// judged on the row as it is before the claim; never pending without an active
+		// policy, so that every claim of a slot without one starts the slot's first run
+		// (a later claim under an active policy must not take the slots for unserved)
+		boolean pending = policy.isActive() && lease.isPending(policy, request.previousSlot(), true, now);
 		lease.takeOver(request, now);
 		if (!pending && slot != null) {
 			lease.startRun(slot, 1);
+		}
+		if (!policy.isActive()) {
+			return AcquireResult.acquired(lease.fencingToken);
 		}
 		return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
 	}
@@ -465,15 +468,18 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		}
 
 		@Override
-		public void markLost(String jobName, long fencingToken) {
+		public void markLostBefore(String jobName, long fencingToken) {
 			Assert.notNull(jobName, "'jobName' must not be null");
 			enter();
 			InMemoryLeaseBackend.this.lock.lock();
 			try {
 				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
-				RunRecord run = (records != null) ? records.get(fencingToken) : null;
-				if (run != null && run.state() == RunState.RUNNING) {
-					records.put(fencingToken, run.finish(RunState.LOST, null, null));
+				if (records != null) {
+					for (Map.Entry<Long, RunRecord> entry : records.headMap(fencingToken, false).entrySet()) {
+						if (entry.getValue().state() == RunState.RUNNING) {
+							entry.setValue(entry.getValue().finish(RunState.LOST, null, null));
+						}
+					}
 				}
 			}
 			finally {

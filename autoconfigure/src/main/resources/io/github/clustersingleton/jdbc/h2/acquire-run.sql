@@ -1,14 +1,17 @@
 -- Acquire the lease of job :name for :owner, in one statement read through FINAL TABLE, for
--- a job whose recovery or misfire policy is active: acquire.sql plus the job's current run
--- (run_slot, attempt, run_state, retry_at). The lease is taken exactly when acquire.sql
--- would take it.
+-- a claim of a slot or of a job whose recovery or misfire policy is active: acquire.sql plus
+-- the job's current run (run_slot, attempt, run_state, retry_at). The lease is taken exactly
+-- when acquire.sql would take it.
 -- Work is pending on the row as it was before the claim when its run is still running on
 -- the expired lease or failed (:recoverLost, :recoverFailed) with fewer than :maxAttempts
 -- attempts, when its run slot is earlier than its last slot (a holder died between the runs
 -- of a catch-up), or, with :catchUp, when its last slot is earlier than :previousSlot
 -- (cron slots no node claimed). Then the run columns stay for the new holder to take the
--- work over; otherwise a claim of a slot makes it the slot's first attempt. (Every
--- assignment reads the row as it was before the statement.)
+-- work over; otherwise a claim of a slot makes it the slot's first attempt. Without an active
+-- policy :recoverLost, :recoverFailed and :catchUp are 0: nothing is pending, and every claim
+-- of a slot starts its first attempt, so that a later claim under an active policy does not
+-- take the slots it ran for unserved. (Every assignment reads the row as it was before the
+-- statement.)
 SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
   MERGE INTO ${table} l
   USING (VALUES (CAST(:name AS VARCHAR(200)), CAST(:owner AS VARCHAR(255)), CAST(:leaseToken AS VARCHAR(64)),

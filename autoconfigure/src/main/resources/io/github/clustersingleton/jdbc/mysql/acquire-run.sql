@@ -1,5 +1,6 @@
--- Acquire the lease of job :name for :owner, for a job whose recovery or misfire policy is
--- active: acquire.sql plus the job's current run (run_slot, attempt, run_state, retry_at).
+-- Acquire the lease of job :name for :owner, for a claim of a slot or of a job whose recovery
+-- or misfire policy is active: acquire.sql plus the job's current run (run_slot, attempt,
+-- run_state, retry_at).
 -- The lease is taken exactly when acquire.sql would take it. MySQL has no RETURNING: the
 -- caller reads the row afterwards with select-state.sql.
 -- Work is pending on the row as it was before the claim when its run is still running on
@@ -7,7 +8,10 @@
 -- attempts, when its run slot is earlier than its last slot (a holder died between the runs
 -- of a catch-up), or, with :catchUp, when its last slot is earlier than :previousSlot
 -- (cron slots no node claimed). Then the run columns stay for the new holder to take the
--- work over; otherwise a claim of a slot makes it the slot's first attempt.
+-- work over; otherwise a claim of a slot makes it the slot's first attempt. Without an active
+-- policy :recoverLost, :recoverFailed and :catchUp are 0: nothing is pending, and every claim
+-- of a slot starts its first attempt, so that a later claim under an active policy does not
+-- take the slots it ran for unserved.
 --
 -- As in acquire.sql, the result does not depend on the order in which the server evaluates
 -- the assignments (left to right, or simultaneously under MariaDB's SIMULTANEOUS_ASSIGNMENT).
