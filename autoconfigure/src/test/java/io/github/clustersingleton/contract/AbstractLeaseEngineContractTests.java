@@ -689,6 +689,28 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	@Test
+	void aCatchUpLongerThanTheTtlKeepsItsLeaseBetweenShortRuns() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("long-catch-up");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ALL, 8, RecoveryPolicy.NONE, 3, Duration.ZERO));
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor.Invocation shortRun = () -> {
+			seen.add(Seen.of("node-a"));
+			Thread.sleep(TTL.toMillis() / 4);
+			return null;
+		};
+		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, shortRun)).isTrue();
+		// eight missed slots of a quarter TTL each: twice the TTL without a watchdog
+		// renewal
+		assertThat(node.execute(job, minute(10), RunTrigger.SCHEDULED, shortRun)).isTrue();
+		assertThat(seen).extracting(Seen::slot)
+			.containsExactly(minute(1), minute(2), minute(3), minute(4), minute(5), minute(6), minute(7), minute(8),
+					minute(9), minute(10));
+		assertThat(seen).extracting(Seen::fencingToken).isSorted().doesNotHaveDuplicates();
+	}
+
+	@Test
 	void runAllCatchesUpEachMissedSlotOldestFirstUpToTheLimit() throws Throwable {
 		assumeTrue(supportsRecovery());
 		String name = jobName("run-all");
