@@ -294,7 +294,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			return columns;
 		});
 		Assert.state(missing.isEmpty(), "Unexpected missing columns");
-		execute("probe the run table", (connection, dialect) -> {
+		executeOnRunTable("probe the run table", (connection, dialect) -> {
 			try {
 				dialect.probeRunTable(connection);
 			}
@@ -497,13 +497,29 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @return the action's result
 	 */
 	private <T> T execute(String task, ConnectionAction<T> action) {
+		return execute(task, "lease table '" + this.tableName + "'", action);
+	}
+
+	/**
+	 * Run an action on the run table (the run ledger), like
+	 * {@link #execute(String, ConnectionAction)}: its errors name the run table.
+	 * @param <T> the result type
+	 * @param task what the action does, for error messages
+	 * @param action the action
+	 * @return the action's result
+	 */
+	private <T> T executeOnRunTable(String task, ConnectionAction<T> action) {
+		return execute(task, "run table '" + this.runTableName + "'", action);
+	}
+
+	private <T> T execute(String task, String table, ConnectionAction<T> action) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return executeOnce(action);
 			}
 			catch (SQLException ex) {
 				if (attempt >= MAX_ATTEMPTS || !SERIALIZATION_FAILURE.equals(ex.getSQLState())) {
-					throw translate(task, ex);
+					throw translate(task, table, ex);
 				}
 			}
 		}
@@ -545,11 +561,18 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		return dialect;
 	}
 
-	private DataAccessException translate(String task, SQLException ex) {
+	/**
+	 * Translate an SQL error.
+	 * @param task what the statement did
+	 * @param table the table it was about, e.g.
+	 * {@code lease table 'cluster_singleton_lease'}
+	 * @param ex the error
+	 * @return the translated error
+	 */
+	private DataAccessException translate(String task, String table, SQLException ex) {
 		// Spring's messages do not all carry the driver's: the SQL state at least tells
 		// "no such table" (42P01, 42S02) from "connection refused" (08...)
-		String message = "Failed to " + task + " in lease table '" + this.tableName + "' (SQL state " + ex.getSQLState()
-				+ ")";
+		String message = "Failed to " + task + " in " + table + " (SQL state " + ex.getSQLState() + ")";
 		DataAccessException translated = this.exceptionTranslator.translate(message, null, ex);
 		return (translated != null) ? translated : new UncategorizedSQLException(message, null, ex);
 	}
@@ -563,16 +586,17 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		public void record(RunRecord run, int maxRuns) {
 			Assert.notNull(run, "'run' must not be null");
 			Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
-			execute("record run " + run.fencingToken() + " of job '" + run.jobName() + "'", (connection, dialect) -> {
-				dialect.recordRun(connection, run, maxRuns);
-				return Boolean.TRUE;
-			});
+			executeOnRunTable("record run " + run.fencingToken() + " of job '" + run.jobName() + "'",
+					(connection, dialect) -> {
+						dialect.recordRun(connection, run, maxRuns);
+						return Boolean.TRUE;
+					});
 		}
 
 		@Override
 		public void markLostBefore(String jobName, long fencingToken) {
 			Assert.hasText(jobName, "'jobName' must not be empty");
-			execute("mark the runs before " + fencingToken + " of job '" + jobName + "' lost",
+			executeOnRunTable("mark the runs before " + fencingToken + " of job '" + jobName + "' lost",
 					(connection, dialect) -> {
 						dialect.markRunLost(connection, jobName, fencingToken);
 						return Boolean.TRUE;
@@ -585,7 +609,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			if (limit <= 0) {
 				return List.of();
 			}
-			return execute("read the run history of job '" + jobName + "'",
+			return executeOnRunTable("read the run history of job '" + jobName + "'",
 					(connection, dialect) -> dialect.runHistory(connection, jobName, limit));
 		}
 
@@ -595,7 +619,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			if (jobNames.isEmpty()) {
 				return Map.of();
 			}
-			return execute("read the last successful runs",
+			return executeOnRunTable("read the last successful runs",
 					(connection, dialect) -> dialect.lastSuccess(connection, jobNames));
 		}
 

@@ -357,6 +357,21 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 	}
 
 	@Test
+	void errorsNameTheTableTheStatementWasAbout() {
+		String runTable = uniqueTableName("cs_no_run");
+		JdbcLeaseBackend missingRunTable = new JdbcLeaseBackend(this.dataSource, JdbcLeaseBackend.DEFAULT_TABLE_NAME,
+				runTable);
+		assertThatExceptionOfType(DataAccessException.class)
+			.isThrownBy(() -> missingRunTable.runLedger().history(jobName("history"), 5))
+			.withMessageContaining("in run table '" + runTable + "'")
+			.withMessageNotContaining("lease table");
+		String leaseTable = uniqueTableName("cs_no_lease");
+		JdbcLeaseBackend missingLeaseTable = new JdbcLeaseBackend(this.dataSource, leaseTable);
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(missingLeaseTable::probe)
+			.withMessageContaining("in lease table '" + leaseTable + "'");
+	}
+
+	@Test
 	void initializationModes() {
 		String table = uniqueTableName("cs_mode");
 		try {

@@ -41,11 +41,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -150,6 +152,16 @@ class ClusterProofTests {
 
 	/** The start of a node's pause line (see the node's {@code PauseMonitor}). */
 	private static final String PAUSE_PREFIX = "[pause] ";
+
+	/**
+	 * What every WARN of the engine about a release that failed contains (see
+	 * {@link #unrecordedCompletionWarning}).
+	 */
+	private static final String RELEASE_FAILED = "cluster-singleton could not release the lease of job '";
+
+	/** The report's name of the documented at-least-once window. */
+	static final String UNRECORDED_COMPLETION = "completion not recorded: store unreachable when the run ended "
+			+ "— documented at-least-once window";
 
 	private final Profile profile = Profile.current();
 
@@ -579,7 +591,10 @@ class ClusterProofTests {
 	 * With {@code -Dcluster.proof.outage-at-run-end=true} (off by default): the store
 	 * outage of the cycle, started about half a second before a run of the
 	 * {@code recovery: lost} job ends, so that the run succeeds but its completion (the
-	 * release) cannot reach the store. The slot must not run again.
+	 * release) cannot reach the store (the outage outlasts the engine's retries of half a
+	 * TTL). The slot may then run again, but only as the documented window: the run's
+	 * node must have logged that the store could not record its success (see
+	 * {@link #duplicates}).
 	 */
 	private void outageAtRunEnd() throws Exception {
 		String job = job(NodeJobs.LOST);
@@ -1030,22 +1045,12 @@ class ClusterProofTests {
 		}
 		// at most one run per (job, slot, attempt), and at most one successful run per
 		// (job, slot): without a recovery policy every run is attempt 1, so this is at
-		// most one run per (job, slot)
-		int duplicates = 0;
-		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
-			for (List<Run> sameSlot : slots.values()) {
-				Map<Integer, List<Run>> byAttempt = new TreeMap<>();
-				sameSlot
-					.forEach((run) -> byAttempt.computeIfAbsent(run.attempt, (attempt) -> new ArrayList<>()).add(run));
-				List<Run> succeeded = sameSlot.stream().filter(Run::succeeded).toList();
-				int extra = Math.max(succeeded.size() - 1,
-						byAttempt.values().stream().mapToInt((same) -> same.size() - 1).sum());
-				if (extra > 0) {
-					duplicates += extra;
-					failures.add("duplicate runs of one slot: " + sameSlot);
-				}
-			}
-		}
+		// most one run per (job, slot); a policy job's slot that ran again because the
+		// store could not record that its run succeeded (and its node said so) is the
+		// documented at-least-once window, reported on its own
+		Duplicates duplicates = duplicates(byJob, Map.of(job(NodeJobs.LOST), "lost", job(NodeJobs.FAILED), "failed"),
+				releaseWarnings());
+		failures.addAll(duplicates.failures);
 		// fencing tokens strictly increasing per job in slot order (attempt order within
 		// a slot)
 		int tokenViolations = 0;
@@ -1217,7 +1222,11 @@ class ClusterProofTests {
 		report.add("observed slots " + from + " .. " + to + ": " + slotsObserved + " (job, slot) pairs");
 		report.add("runs: " + runs.size() + " (unfinished, i.e. killed mid-run: " + unfinished
 				+ "; ended with lease invalid: " + invalidRuns + ")");
-		report.add("duplicates (job, slot) with more than one run: " + duplicates);
+		report.add("duplicates (job, slot) with more than one run: " + duplicates.count);
+		report.add(UNRECORDED_COMPLETION + ": " + duplicates.unrecorded.size()
+				+ " (a successful run's node logged that the store could not record its success; the slot ran "
+				+ "again, not counted as a duplicate)");
+		duplicates.unrecorded.forEach((window) -> report.add("  " + window));
 		report.add("fencing-token order violations: " + tokenViolations);
 		long borrowed = runs.stream().filter(Run::borrowedNextSlot).count();
 		int excusedObservedCount = excusedObserved.values().stream().mapToInt(List::size).sum();
@@ -1258,8 +1267,8 @@ class ClusterProofTests {
 				? "" : " median " + sorted.get(sorted.size() / 2) + " max " + sorted.get(sorted.size() - 1)));
 		staleReport.forEach((line) -> report.add("paused run: " + line));
 		report.add("duplicates counted above include the policy jobs' (two runs of one slot and attempt, or two "
-				+ "successful runs of one slot)");
-		checkPolicies(byJob, to.minus(POLICY_END_MARGIN), observed, report, failures);
+				+ "successful runs of one slot, except in the window of an unrecorded completion)");
+		checkPolicies(byJob, to.minus(POLICY_END_MARGIN), observed, duplicates.window, report, failures);
 		report.add(failures.isEmpty() ? "result: PASS" : "result: FAIL " + failures);
 		String text = String.join(System.lineSeparator(), report) + System.lineSeparator();
 		System.out.print(text);
@@ -1278,7 +1287,7 @@ class ClusterProofTests {
 	 * attempt 1, and one catch-up after each whole-cluster stop.
 	 */
 	private void checkPolicies(Map<String, TreeMap<Instant, List<Run>>> byJob, Instant end, List<Fault> observed,
-			List<String> report, List<String> failures) {
+			Set<Long> window, List<String> report, List<String> failures) {
 		report.add("policy jobs (set only through cluster-singleton.jobs[...] properties), slots up to " + end + ":");
 		int[] lost = new int[1];
 		// recovery: lost, misfire: skip
@@ -1286,7 +1295,7 @@ class ClusterProofTests {
 		List<String> skipped = new ArrayList<>();
 		List<Instant> lostGrid = grid(lostJob, LOST_PERIOD, end);
 		for (Instant slot : lostGrid) {
-			lost[0] += checkRecovered(NodeJobs.LOST, slot, lostJob.get(slot), observed, skipped, failures);
+			lost[0] += checkRecovered(NodeJobs.LOST, slot, lostJob.get(slot), observed, window, skipped, failures);
 		}
 		List<Long> recoveries = new ArrayList<>();
 		List<Object[]> killed = new ArrayList<>();
@@ -1340,7 +1349,8 @@ class ClusterProofTests {
 			if (!recovery.succeeded()) {
 				wrong.add("did not succeed");
 			}
-			if (sameSlot.stream().filter(Run::succeeded).count() != 1) {
+			if (sameSlot.stream().filter((run) -> run.succeeded() && !window.contains(run.id)).count() != 1) {
+				// a run again after an unrecorded completion is the documented window
 				wrong.add("not exactly one successful run of the slot");
 			}
 			if (latency > TTL.multipliedBy(2).toMillis()) {
@@ -1370,7 +1380,7 @@ class ClusterProofTests {
 		int failing = 0;
 		for (Instant slot : failedGrid) {
 			List<Run> runs = failedJob.get(slot);
-			lost[0] += checkRecovered(NodeJobs.FAILED, slot, runs, observed, failedSkipped, failures);
+			lost[0] += checkRecovered(NodeJobs.FAILED, slot, runs, observed, window, failedSkipped, failures);
 			if (runs == null) {
 				continue;
 			}
@@ -1560,10 +1570,12 @@ class ClusterProofTests {
 
 	/**
 	 * Check one slot of a job with a recovery policy and misfire=skip.
+	 * @param window the runs in the window of an unrecorded completion (see
+	 * {@link #duplicates}): they may follow a successful run
 	 * @return 1 if the slot is lost, else 0
 	 */
-	private int checkRecovered(String name, Instant slot, List<Run> runs, List<Fault> observed, List<String> skipped,
-			List<String> failures) {
+	private int checkRecovered(String name, Instant slot, List<Run> runs, List<Fault> observed, Set<Long> window,
+			List<String> skipped, List<String> failures) {
 		if (runs == null) {
 			Fault fault = faultCovering(slot);
 			if (fault == null) {
@@ -1587,7 +1599,7 @@ class ClusterProofTests {
 		}
 		Run success = succeeded.get(0);
 		runs.stream()
-			.filter((run) -> run != success && run.attempt > success.attempt)
+			.filter((run) -> run != success && run.attempt > success.attempt && !window.contains(run.id))
 			.forEach((run) -> failures.add("attempt after the successful " + success + ": " + run));
 		return 0;
 	}
@@ -1735,6 +1747,119 @@ class ClusterProofTests {
 			.filter((fault) -> overlaps(stall.start, stall.end, fault.start.minus(SKEW), fault.end.plus(SKEW)))
 			.findFirst()
 			.orElse(null);
+	}
+
+	/**
+	 * Return the lines of every node's log that say a release failed, by node id.
+	 */
+	private Map<String, List<String>> releaseWarnings() throws IOException {
+		Map<String, List<String>> warnings = new HashMap<>();
+		for (Node node : this.nodes) {
+			if (!Files.exists(node.log)) {
+				continue;
+			}
+			// ISO-8859-1 reads any byte: a torn line at a kill -9 must not abort the
+			// check
+			for (String line : Files.readAllLines(node.log, StandardCharsets.ISO_8859_1)) {
+				if (line.contains(RELEASE_FAILED)) {
+					warnings.computeIfAbsent(node.id, (id) -> new ArrayList<>()).add(line);
+				}
+			}
+		}
+		return warnings;
+	}
+
+	/**
+	 * The WARN {@code ClusterSingletonExecutor.release} logs when, after its retries, the
+	 * store could not record that a run of a job with {@code recovery: lost|failed}
+	 * succeeded: the slot may run again (the documented at-least-once window).
+	 * @param job the job
+	 * @param token the fencing token of the run
+	 * @param slot its slot
+	 * @param recovery the job's recovery policy, {@code lost} or {@code failed}
+	 * @return the text of the WARN up to the exception
+	 */
+	static String unrecordedCompletionWarning(String job, long token, Instant slot, String recovery) {
+		return RELEASE_FAILED + job + "' (fencingToken=" + token + "); it expires by itself within " + TTL
+				+ ", and the store could not record that the run succeeded, so another node may run slot " + slot
+				+ " again (recovery=" + recovery + "): ";
+	}
+
+	/**
+	 * Count the duplicates: two runs of one (job, slot, attempt), or two successful runs
+	 * of one (job, slot). A run of a recovery job's slot that starts after a successful
+	 * run of the same slot (the latest one with a lower attempt) had ended is in the
+	 * <em>window of an unrecorded completion</em>, and no duplicate, only if the node of
+	 * that successful run logged, for its job, fencing token and slot, that the store
+	 * could not record its success ({@link #unrecordedCompletionWarning}). Every other
+	 * second successful run of a slot is a duplicate.
+	 * @param byJob the runs by job and slot
+	 * @param recoveryJobs the jobs with a recovery policy, with it ({@code lost} or
+	 * {@code failed})
+	 * @param releaseWarnings the nodes' log lines about a failed release, by node id
+	 * @return the duplicates, their failures, and the window's runs
+	 */
+	static Duplicates duplicates(Map<String, TreeMap<Instant, List<Run>>> byJob, Map<String, String> recoveryJobs,
+			Map<String, List<String>> releaseWarnings) {
+		int count = 0;
+		List<String> failures = new ArrayList<>();
+		List<String> unrecorded = new ArrayList<>();
+		Set<Long> window = new HashSet<>();
+		for (Map.Entry<String, TreeMap<Instant, List<Run>>> job : byJob.entrySet()) {
+			String recovery = recoveryJobs.get(job.getKey());
+			for (List<Run> sameSlot : job.getValue().values()) {
+				Map<Integer, List<Run>> byAttempt = new TreeMap<>();
+				sameSlot
+					.forEach((run) -> byAttempt.computeIfAbsent(run.attempt, (attempt) -> new ArrayList<>()).add(run));
+				int sameAttempt = byAttempt.values().stream().mapToInt((same) -> same.size() - 1).sum();
+				List<Run> succeeded = sameSlot.stream()
+					.filter(Run::succeeded)
+					.sorted(Comparator.comparingInt(Run::attempt).thenComparingLong(Run::id))
+					.toList();
+				// the runs after a success whose completion the store could not record
+				Map<Long, String> inWindow = new LinkedHashMap<>();
+				List<String> explained = new ArrayList<>();
+				if (recovery != null) {
+					for (Run run : sameSlot) {
+						Run before = succeeded.stream()
+							.filter((success) -> success.attempt < run.attempt)
+							.reduce((first, second) -> second)
+							.orElse(null);
+						if (before == null || run.dbStarted == null || !run.dbStarted.isAfter(before.dbEnded)) {
+							continue;
+						}
+						String expected = unrecordedCompletionWarning(before.job, before.token, before.slot, recovery);
+						String line = releaseWarnings.getOrDefault(before.node, List.of())
+							.stream()
+							.filter((candidate) -> candidate.contains(" WARN ") && candidate.contains(expected))
+							.findFirst()
+							.orElse(null);
+						if (line != null) {
+							inWindow.put(run.id, line);
+							explained.add(String.format(Locale.ROOT,
+									"slot %s of %s: attempt %d on %s (token %d) succeeded, ended %s, its node logged "
+											+ "[%s]; then attempt %d on %s (token %d, %s) started %s, %d ms after",
+									before.slot, before.job, before.attempt, before.node, before.token, before.dbEnded,
+									line.length() > 600 ? line.substring(0, 600) + "..." : line, run.attempt, run.node,
+									run.token, run.succeeded() ? "succeeded" : "did not succeed", run.dbStarted,
+									Duration.between(before.dbEnded, run.dbStarted).toMillis()));
+						}
+					}
+				}
+				long extraSuccesses = succeeded.stream().skip(1).filter((run) -> !inWindow.containsKey(run.id)).count();
+				int extra = (int) Math.max(extraSuccesses, sameAttempt);
+				if (extra > 0) {
+					count += extra;
+					failures.add("duplicate runs of one slot: " + sameSlot + (explained.isEmpty() ? ""
+							: " (in the window of an unrecorded completion: " + explained + ", but not all of them)"));
+				}
+				else {
+					window.addAll(inWindow.keySet());
+					unrecorded.addAll(explained);
+				}
+			}
+		}
+		return new Duplicates(count, failures, unrecorded, window);
 	}
 
 	/**
@@ -2120,10 +2245,21 @@ class ClusterProofTests {
 	private record ClusterStop(Instant at, Instant restarting, Instant firstUp, Instant started) {
 	}
 
-	private record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid,
-			Instant dbStarted, Instant dbEnded, Instant startedAt, Instant endedAt, boolean dbStartedDerived,
-			boolean dbEndedDerived, Instant fireTime, int attempt, String trigger, List<Instant> missedSlots,
-			boolean failed) {
+	/**
+	 * The duplicates of a run.
+	 *
+	 * @param count how many runs were one too many
+	 * @param failures one per slot with a duplicate
+	 * @param unrecorded one line per run in the window of an unrecorded completion (no
+	 * duplicate)
+	 * @param window the ids of those runs
+	 */
+	record Duplicates(int count, List<String> failures, List<String> unrecorded, Set<Long> window) {
+	}
+
+	record Run(long id, String job, Instant slot, String node, long token, Boolean leaseValid, Instant dbStarted,
+			Instant dbEnded, Instant startedAt, Instant endedAt, boolean dbStartedDerived, boolean dbEndedDerived,
+			Instant fireTime, int attempt, String trigger, List<Instant> missedSlots, boolean failed) {
 
 		/**
 		 * Whether this run ended, did not throw and still held its lease at its end.
