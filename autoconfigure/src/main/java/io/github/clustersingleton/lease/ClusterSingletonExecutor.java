@@ -617,21 +617,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public boolean execute(JobDefinition job, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
 			throws Throwable {
-		if (this.closing) {
-			logger.debug(LogMessage
-				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
-			return false;
-		}
-		if (!job.enabled()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name()
-					+ "': disabled by cluster-singleton.jobs." + job.name() + ".enabled"));
-			return false;
-		}
-		LeaderElection leader = this.leader;
-		if (leader != null && !leader.isLeader()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
-					+ ": this node is not the leader"));
-			notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notLeader(), Duration.ZERO));
+		if (skippedLocally(job, slot)) {
 			return false;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
@@ -659,45 +645,17 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * is skipped, as for any other job)
 	 */
 	public @Nullable ReactiveRun startReactive(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
-		if (this.closing || !job.enabled()) {
-			return null;
-		}
-		LeaderElection leader = this.leader;
-		if (leader != null && !leader.isLeader()) {
-			notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notLeader(), Duration.ZERO));
+		if (skippedLocally(job, slot)) {
 			return null;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
 				this.settings.leaseTtl(), slot, this.settings.slotTolerance());
 		long requested = System.nanoTime();
-		AcquireResult result;
-		try {
-			result = this.backend.tryAcquire(request);
-		}
-		catch (RuntimeException ex) {
-			Duration took = Duration.ofNanos(System.nanoTime() - requested);
-			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": the "
-					+ this.backend.id() + " lease store could not be reached; the next trigger tries again: "
-					+ describeFailure(ex), logger.isDebugEnabled() ? ex : null);
-			notify(() -> this.listener.acquireFailed(job, slot, ex, took));
-			return null;
-		}
-		Duration took = Duration.ofNanos(System.nanoTime() - requested);
-		notify(() -> this.listener.acquireAttempted(job, slot, result, took));
-		if (result.outcome() == AcquireResult.Outcome.CLOCK_SKEW) {
-			warnClockSkew(job, slot);
-			return null;
-		}
-		if (!result.isAcquired()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
-					+ ": " + describeSkip(result)));
+		AcquireResult result = claim(job, request, requested, RunObserver.Run.NONE);
+		if (result == null) {
 			return null;
 		}
 		HeldLease lease = HeldLease.of(request, result.fencingToken());
-		if (took.compareTo(this.settings.leaseTtl()) >= 0) {
-			releaseQuietly(lease, job);
-			return null;
-		}
 		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), requested, this.settings.leaseTtl().toNanos(),
 				1, trigger, List.of());
 		this.running.add(run);
@@ -824,11 +782,15 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		return job.policies().claimPolicy();
 	}
 
-	private boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger, Invocation invocation)
-			throws Throwable {
+	/**
+	 * Ask the store for a job's lease: the one acquisition path of every run. A store
+	 * failure, a clock-skew refusal, a lease held elsewhere and a grant that came a whole
+	 * TTL late are logged, told to the listener and the observer, and skip the run.
+	 * @return the result of a usable acquisition, or {@code null} when the run is skipped
+	 */
+	private @Nullable AcquireResult claim(JobDefinition job, LeaseRequest request, long requested,
+			RunObserver.Run observed) {
 		Instant slot = request.slot();
-		RunObserver.Run observed = startObservation(job, slot);
-		long requested = System.nanoTime();
 		AcquireResult result;
 		try {
 			result = this.backend.tryAcquire(request);
@@ -841,14 +803,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 					+ describeFailure(ex), logger.isDebugEnabled() ? ex : null);
 			notify(() -> this.listener.acquireFailed(job, slot, ex, took));
 			notify(() -> observed.stop("error", ex));
-			return false;
+			return null;
 		}
 		Duration took = Duration.ofNanos(System.nanoTime() - requested);
 		notify(() -> this.listener.acquireAttempted(job, slot, result, took));
 		if (result.outcome() == AcquireResult.Outcome.CLOCK_SKEW) {
 			warnClockSkew(job, slot);
 			notify(() -> observed.stop(result.outcome().tag(), null));
-			return false;
+			return null;
 		}
 		if (!result.isAcquired()) {
 			if (!request.recovery()) {
@@ -856,20 +818,57 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 						+ describeSlot(slot) + ": " + describeSkip(result)));
 			}
 			notify(() -> observed.stop(result.outcome().tag(), null));
-			return false;
+			return null;
 		}
-		HeldLease lease = HeldLease.of(request, result.fencingToken());
 		if (took.compareTo(this.settings.leaseTtl()) >= 0) {
 			// the store answered so late that the lease may already have ended for the
 			// others: never run on it
-			releaseQuietly(lease, job);
+			releaseQuietly(HeldLease.of(request, result.fencingToken()), job);
 			IllegalStateException late = new IllegalStateException("the " + this.backend.id() + " lease store "
 					+ "granted the lease after " + took + ", at or past its TTL of " + this.settings.leaseTtl());
 			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": "
 					+ late.getMessage() + "; the next trigger tries again");
 			notify(() -> observed.stop("error", late));
+			return null;
+		}
+		return result;
+	}
+
+	/**
+	 * Whether a trigger is skipped without asking the store: the application shuts down,
+	 * the job is disabled, or leader mode is on and this node is not the leader.
+	 */
+	private boolean skippedLocally(JobDefinition job, @Nullable Instant slot) {
+		if (this.closing) {
+			logger.debug(LogMessage
+				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
+			return true;
+		}
+		if (!job.enabled()) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name()
+					+ "': disabled by cluster-singleton.jobs." + job.name() + ".enabled"));
+			return true;
+		}
+		LeaderElection leader = this.leader;
+		if (leader != null && !leader.isLeader()) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": this node is not the leader"));
+			notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notLeader(), Duration.ZERO));
+			return true;
+		}
+		return false;
+	}
+
+	private boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger, Invocation invocation)
+			throws Throwable {
+		Instant slot = request.slot();
+		RunObserver.Run observed = startObservation(job, slot);
+		long requested = System.nanoTime();
+		AcquireResult result = claim(job, request, requested, observed);
+		if (result == null) {
 			return false;
 		}
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
 		SlotRun current = result.run();
 		boolean pending = request.policy().isActive() && current != null && (request.recovery()
 				|| !(current.slot().equals(slot) && current.attempt() == 1 && current.state() == RunState.RUNNING));
