@@ -16,6 +16,10 @@
 
 package io.github.clustersingleton;
 
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
@@ -69,6 +73,26 @@ public record ClaimPolicy(boolean recoverLost, boolean recoverFailed, int maxAtt
 	 */
 	public boolean isActive() {
 		return this.recoverLost || this.recoverFailed || this.catchUp;
+	}
+
+	/**
+	 * Evaluate the pending predicate on a row as it was before a claim: the one
+	 * definition that every backend evaluating it in Java shares.
+	 * @param run the row's current run
+	 * @param lastSlot the row's last claimed slot, if any
+	 * @param retryDue whether a failed run may be taken up now (its retry time has come,
+	 * or the claim is a first claim of a later slot)
+	 * @param previousSlot for a first claim, the cron slot before the claimed one;
+	 * {@code null} otherwise
+	 * @return whether the row has work pending under this policy
+	 */
+	public boolean isPending(SlotRun run, @Nullable Instant lastSlot, boolean retryDue,
+			@Nullable Instant previousSlot) {
+		boolean recoverable = run.attempt() < this.maxAttempts && ((this.recoverLost && run.state() == RunState.RUNNING)
+				|| (this.recoverFailed && run.state() == RunState.FAILED && retryDue));
+		boolean gap = (this.recoverLost || this.recoverFailed) && lastSlot != null && run.slot().isBefore(lastSlot);
+		boolean unclaimed = this.catchUp && previousSlot != null && lastSlot != null && lastSlot.isBefore(previousSlot);
+		return recoverable || gap || unclaimed;
 	}
 
 	/**

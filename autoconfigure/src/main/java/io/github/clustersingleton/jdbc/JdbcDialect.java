@@ -410,12 +410,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @return whether work is pending
 	 */
 	static boolean isPending(ClaimPolicy policy, SlotRun run, @Nullable Instant lastSlot, boolean retryDue) {
-		boolean recoverable = run.attempt() < policy.maxAttempts()
-				&& ((policy.recoverLost() && run.state() == RunState.RUNNING)
-						|| (policy.recoverFailed() && run.state() == RunState.FAILED && retryDue));
-		boolean gap = (policy.recoverLost() || policy.recoverFailed()) && lastSlot != null
-				&& run.slot().isBefore(lastSlot);
-		return recoverable || gap;
+		return policy.isPending(run, lastSlot, retryDue, null);
 	}
 
 	/**

@@ -184,22 +184,12 @@ final class LeaseCodec {
 		if (run == null || !policy.isActive()) {
 			return false;
 		}
-		Instant lastSlot = lastSlot(lease);
-		boolean recoverable = false;
-		if (run.attempt() < policy.maxAttempts()) {
-			if (run.state() == RunState.RUNNING) {
-				recoverable = policy.recoverLost();
-			}
-			else if (run.state() == RunState.FAILED && policy.recoverFailed()) {
-				Instant retryAt = instant(lease, RETRY_AT_ANNOTATION);
-				recoverable = firstClaim || retryAt == null || !retryAt.isAfter(now);
-			}
+		boolean retryDue = firstClaim;
+		if (!retryDue && run.state() == RunState.FAILED) {
+			Instant retryAt = instant(lease, RETRY_AT_ANNOTATION);
+			retryDue = retryAt == null || !retryAt.isAfter(now);
 		}
-		boolean gap = (policy.recoverLost() || policy.recoverFailed()) && lastSlot != null
-				&& run.slot().isBefore(lastSlot);
-		boolean unclaimed = policy.catchUp() && firstClaim && previousSlot != null && lastSlot != null
-				&& lastSlot.isBefore(previousSlot);
-		return recoverable || gap || unclaimed;
+		return policy.isPending(run, lastSlot(lease), retryDue, firstClaim ? previousSlot : null);
 	}
 
 	private static IllegalStateException unreadable(Lease lease, String key, String value, Exception cause) {

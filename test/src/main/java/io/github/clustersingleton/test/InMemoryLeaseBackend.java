@@ -612,15 +612,9 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			if (this.runSlot == null) {
 				return false;
 			}
-			boolean recoverable = this.attempt < policy.maxAttempts()
-					&& ((policy.recoverLost() && this.runState == RunState.RUNNING)
-							|| (policy.recoverFailed() && this.runState == RunState.FAILED
-									&& (firstClaim || this.retryAt == null || !this.retryAt.isAfter(now))));
-			boolean gap = (policy.recoverLost() || policy.recoverFailed()) && this.lastSlot != null
-					&& this.runSlot.isBefore(this.lastSlot);
-			boolean unclaimed = policy.catchUp() && firstClaim && previousSlot != null && this.lastSlot != null
-					&& this.lastSlot.isBefore(previousSlot);
-			return recoverable || gap || unclaimed;
+			boolean retryDue = firstClaim || this.retryAt == null || !this.retryAt.isAfter(now);
+			return policy.isPending(new SlotRun(this.runSlot, this.attempt, this.runState), this.lastSlot, retryDue,
+					firstClaim ? previousSlot : null);
 		}
 
 		boolean isHeldBy(String leaseToken, Instant now) {
