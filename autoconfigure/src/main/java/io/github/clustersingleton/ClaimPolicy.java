@@ -96,6 +96,20 @@ public record ClaimPolicy(boolean recoverLost, boolean recoverFailed, int maxAtt
 	}
 
 	/**
+	 * Return whether taking over a row's run would run it again although it may in fact
+	 * have ended: a run still recorded as {@link RunState#RUNNING running}, which this
+	 * policy recovers. A claim takes such a run over only once a recovery claim has
+	 * marked it and the {@link LeaseRequest#recoveryGrace() grace} has passed since (see
+	 * {@link LeaseBackend#completeRun}).
+	 * @param run the row's current run
+	 * @return whether the run needs the mark and the grace before a takeover
+	 * @since 0.3.0
+	 */
+	public boolean needsRecoveryGrace(SlotRun run) {
+		return this.recoverLost && run.state() == RunState.RUNNING && run.attempt() < this.maxAttempts;
+	}
+
+	/**
 	 * Return whether a run in the given state, after the given number of attempts, is to
 	 * be run again (the retry time of a failed run aside).
 	 * @param state the stored state of the run

@@ -22,6 +22,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a method (usually a {@code @Scheduled} one) that runs on one node of the cluster
  * at a time. Every invocation first asks the configured lease store for the job's lease;
@@ -43,6 +45,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective
 public @interface ClusterSingleton {
 
 	/**

@@ -33,7 +33,10 @@ import org.springframework.util.Assert;
  * @param jobName the job name
  * @param owner the identity of this node
  * @param leaseToken the token of this acquisition
- * @param fencingToken the fencing token the store gave this acquisition
+ * @param fencingToken the fencing token the store gave this acquisition, or, for a later
+ * run under the same lease ({@link LeaseBackend#startRun}), the one it gave that run: a
+ * {@link LeaseBackend#completeRun completion} records the end of the run with this token
+ * only
  * @param slot the cron slot this acquisition claimed, if any
  * @author cluster-singleton contributors
  * @since 0.1.0

@@ -56,6 +56,16 @@ import java.util.Set;
  * Only a claim with an active policy reports the run in its {@link AcquireResult}. A
  * {@link LeaseRequest#recovery() recovery claim} succeeds only on an expired lease with
  * pending work, and never moves the last slot. Two claims never both succeed.</li>
+ * <li>A run still {@link RunState#RUNNING running} that the claim's policy would run
+ * again ({@link ClaimPolicy#needsRecoveryGrace}) is taken over by no claim until a
+ * recovery claim has marked it and the {@link LeaseRequest#recoveryGrace() grace} has
+ * passed since (store clock where the store has one); the marking claim fails. A
+ * {@link #completeRun completion} by the run's lease token is recorded, also after the
+ * lease expired, until another claim takes the job.</li>
+ * <li>A {@link #completeRun completion} records the end of the run with the lease's
+ * {@link HeldLease#fencingToken() fencing token} only: once {@link #startRun} has made a
+ * later run current under the same lease token, the completion leaves that later run as
+ * it is (the start already ended the earlier run) and still answers {@code true}.</li>
  * </ul>
  *
  * @author cluster-singleton contributors
@@ -140,11 +150,53 @@ public interface LeaseBackend {
 	}
 
 	/**
+	 * Record how a run ended, by the lease token of the claim that started it, and
+	 * release its lease as {@link #release(HeldLease, Duration)} does when the lease is
+	 * still live. The completion is recorded, atomically, as long as the row's current
+	 * run still belongs to {@code lease}'s lease token, that is as long as no other claim
+	 * has taken the job since, <em>even after the lease expired</em>: a run whose end
+	 * could not be told to the store in time (the store was unreachable as it ended) is
+	 * still recorded, and a {@link LeaseRequest#recovery() recovery claim} does not take
+	 * it over. A recovery claim that finds an expired lease whose run is still
+	 * {@link RunState#RUNNING running} first marks it and takes it over only from
+	 * {@link LeaseRequest#recoveryGrace()} later (store clock), which is the time a
+	 * delayed completion has to arrive.
+	 * <p>
+	 * The completion is matched by fencing token as well: it records the end of the run
+	 * whose fencing token is {@code lease}'s {@link HeldLease#fencingToken()} (the
+	 * acquisition's for the run a claim started, the one {@link #startRun} returned for a
+	 * later run), and only while that run is still the row's current run. When a later
+	 * run has started under the same lease token since (a {@code startRun} whose answer
+	 * the caller may never have seen), that start already ended this run: the later run
+	 * is left as it is (it is not recorded as ended by this completion), the lease is
+	 * released as above, and the answer is {@code true}. So a caller whose
+	 * {@code startRun} threw can always send the previous run's completion. The check and
+	 * the write are one atomic store operation.
+	 * <p>
+	 * The answer is definitive either way; a {@link RuntimeException} means "unknown" and
+	 * the caller tries again. Recording the same completion twice is harmless.
+	 * @param lease the lease of the run that ended, with that run's fencing token
+	 * @param lockAtLeastFor how long after its acquisition the lease must be kept
+	 * @param completion how the run ended; {@link RunCompletion#none()} only releases
+	 * @return {@code true} when the completion was recorded (or had nothing to record, a
+	 * later run under the same lease token having started), {@code false} when the run
+	 * was superseded: another claim has taken the job since, and the completion was not
+	 * recorded
+	 * @since 0.3.0
+	 */
+	default boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		release(lease, lockAtLeastFor, completion);
+		return true;
+	}
+
+	/**
 	 * Start another run under a lease this node still holds (a recovery attempt or a
 	 * catch-up, one after the other): atomically, if the lease still carries its token
 	 * and has not expired, raise the fencing token by one and make {@code slot},
 	 * {@code attempt}, {@link RunState#RUNNING} the row's current run. The last claimed
-	 * slot becomes {@code slot} when that is later.
+	 * slot becomes {@code slot} when that is later. Starting the run ends the row's
+	 * previous run under this lease: a {@link #completeRun completion} of that previous
+	 * run, by its own fencing token, then records nothing more.
 	 * @param lease the held lease
 	 * @param slot the slot of the run that starts
 	 * @param attempt its attempt
@@ -160,7 +212,9 @@ public interface LeaseBackend {
 	 * Return the jobs among {@code policies} whose lease has expired and whose row has
 	 * work pending under the job's policy, a failed run counting only once its retry time
 	 * has come (store clock): the jobs a {@link LeaseRequest#recovery() recovery claim}
-	 * would take over now. One round trip for all jobs where the store allows.
+	 * would take over now, or, for a run still recorded as running, would mark or take
+	 * over once the recovery grace has passed. One round trip for all jobs where the
+	 * store allows.
 	 * @param policies the jobs to look at, with their policies
 	 * @return the names of the jobs with pending work
 	 */

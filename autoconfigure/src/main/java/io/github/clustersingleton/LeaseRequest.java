@@ -123,6 +123,21 @@ public record LeaseRequest(String jobName, String owner, String leaseToken, Dura
 	}
 
 	/**
+	 * Return how long a recovery claim waits, after it first found an expired lease whose
+	 * run is still {@link RunState#RUNNING running}, before it takes that run over: a
+	 * quarter of the TTL (at least one millisecond). A completion of the run that arrives
+	 * in the meantime is recorded and the run is no longer pending (see
+	 * {@link LeaseBackend#completeRun}). The engine looks for pending work every third of
+	 * the TTL, so the second look of any node comes after the grace.
+	 * @return the grace
+	 * @since 0.3.0
+	 */
+	public Duration recoveryGrace() {
+		Duration grace = this.ttl.dividedBy(4);
+		return (grace.compareTo(Duration.ofMillis(1)) < 0) ? Duration.ofMillis(1) : grace;
+	}
+
+	/**
 	 * Return whether the slot lies too far ahead of the given store time to be claimed.
 	 * @param storeTime the store's current time
 	 * @return {@code true} when the request has a slot later than {@code storeTime} plus

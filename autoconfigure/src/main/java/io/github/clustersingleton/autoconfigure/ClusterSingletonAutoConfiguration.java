@@ -23,6 +23,7 @@ import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 import io.github.clustersingleton.ClusterLeadership;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
@@ -39,10 +40,13 @@ import io.github.clustersingleton.aop.JobDefinitionFactory;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CompositeClusterSingletonListener;
+import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.lease.LeaderElection;
 import io.github.clustersingleton.lease.RunObserver;
 import io.github.clustersingleton.lease.ScheduledFireTime;
+import io.github.clustersingleton.shedlock.ShedLockLeaseBackend;
+import io.github.clustersingleton.shedlock.ShedLockTable;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -131,10 +135,15 @@ public final class ClusterSingletonAutoConfiguration {
 	ClusterSingletonExecutor clusterSingletonExecutor(ClusterSingletonProperties properties,
 			ObjectProvider<LeaseBackend> backends, ObjectProvider<Clock> clock,
 			ObjectProvider<ClusterSingletonListener> listeners, ObjectProvider<RunObserver> runObserver,
-			JobRegistry registry, Environment environment, ApplicationEventPublisher eventPublisher) {
+			JobRegistry registry, Environment environment, ApplicationEventPublisher eventPublisher,
+			ObjectProvider<ShedLockTable> shedLockTable) {
 		validate(properties);
 		LeaseBackend backend = LeaseBackendSelector.select(properties.getBackend(), backends.orderedStream().toList(),
 				backends.getIfUnique(), registry.jobs().stream().map((job) -> job.name()).toList());
+		ShedLockTable shedLock = shedLockTable.getIfAvailable();
+		if (shedLock != null) {
+			backend = shedLockBridge(backend, shedLock, properties, registry);
+		}
 		String owner = (properties.getOwnerId() != null) ? properties.getOwnerId() : defaultOwnerId();
 		ClusterSingletonExecutor.Settings settings = new ClusterSingletonExecutor.Settings(owner,
 				properties.getLeaseTtl(), properties.getSlotTolerance(), properties.isInterruptOnLeaseLoss());
@@ -221,6 +230,10 @@ public final class ClusterSingletonAutoConfiguration {
 			throw new ClusterSingletonConfigurationException(
 					"Invalid cluster-singleton.owner-id: it must be 1 to 255 characters, not blank");
 		}
+		String shedLockTable = properties.getShedlock().getTableName();
+		if (shedLockTable != null) {
+			ShedLockTable.validateTableName(shedLockTable);
+		}
 	}
 
 	/**
@@ -229,24 +242,51 @@ public final class ClusterSingletonAutoConfiguration {
 	 * binding treats property names.
 	 */
 	static @Nullable JobOverride findOverride(ClusterSingletonProperties properties, String name) {
-		ClusterSingletonProperties.Job job = properties.getJobs().get(name);
-		String key = name;
-		if (job == null) {
-			String wanted = relaxed(name);
-			for (Map.Entry<String, ClusterSingletonProperties.Job> entry : properties.getJobs().entrySet()) {
-				if (relaxed(entry.getKey()).equals(wanted)) {
-					job = entry.getValue();
-					key = entry.getKey();
-					break;
-				}
-			}
-		}
-		if (job == null) {
+		Map.Entry<String, ClusterSingletonProperties.Job> entry = findJob(properties, name);
+		if (entry == null) {
 			return null;
 		}
+		String key = entry.getKey();
+		ClusterSingletonProperties.Job job = entry.getValue();
 		return new JobOverride(key, job.getLockAtMostFor(), job.getLockAtLeastFor(), job.isEnabled(), job.getMisfire(),
 				job.getMisfireLimit(), job.getRecovery(), job.getMaxAttempts(), job.getRetryDelay(),
 				job.getAlertAfter());
+	}
+
+	private static Map.@Nullable Entry<String, ClusterSingletonProperties.Job> findJob(
+			ClusterSingletonProperties properties, String name) {
+		ClusterSingletonProperties.Job job = properties.getJobs().get(name);
+		if (job != null) {
+			return Map.entry(name, job);
+		}
+		String wanted = relaxed(name);
+		for (Map.Entry<String, ClusterSingletonProperties.Job> entry : properties.getJobs().entrySet()) {
+			if (relaxed(entry.getKey()).equals(wanted)) {
+				return entry;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Wrap the lease store so that every run of a job also holds ShedLock's lock of the
+	 * job ({@code cluster-singleton.shedlock.table-name}).
+	 */
+	private static LeaseBackend shedLockBridge(LeaseBackend backend, ShedLockTable table,
+			ClusterSingletonProperties properties, JobRegistry registry) {
+		Function<String, String> lockNames = (name) -> {
+			Map.Entry<String, ClusterSingletonProperties.Job> entry = findJob(properties, name);
+			String lockName = (entry != null) ? entry.getValue().getShedlockName() : null;
+			return (lockName != null) ? lockName : name;
+		};
+		Function<String, Duration> lockAtMostFor = (
+				name) -> registry.forName(name).map(JobDefinition::lockAtMostFor).orElseGet(() -> {
+					JobOverride override = findOverride(properties, name);
+					return (override != null && override.lockAtMostFor() != null) ? override.lockAtMostFor()
+							: properties.getDefaultLockAtMostFor();
+				});
+		String leaderLease = properties.getLeader().isEnabled() ? properties.getLeader().getLeaseName() : null;
+		return new ShedLockLeaseBackend(backend, table, lockNames, lockAtMostFor, leaderLease);
 	}
 
 	private static void atLeastOne(String property, int value) {

@@ -132,6 +132,8 @@ public class ClusterSingletonProperties {
 
 	private final Leader leader = new Leader();
 
+	private final Shedlock shedlock = new Shedlock();
+
 	public MisfirePolicy getDefaultMisfire() {
 		return this.defaultMisfire;
 	}
@@ -258,6 +260,33 @@ public class ClusterSingletonProperties {
 
 	public Leader getLeader() {
 		return this.leader;
+	}
+
+	public Shedlock getShedlock() {
+		return this.shedlock;
+	}
+
+	/**
+	 * Bridge to ShedLock for a rolling upgrade from it.
+	 */
+	public static class Shedlock {
+
+		/**
+		 * ShedLock's lock table in the application's DataSource. When set, every guarded
+		 * run also holds ShedLock's lock of its job in this table, so that nodes still on
+		 * ShedLock and nodes on cluster-singleton never run a job at the same time. Unset
+		 * (the default), the bridge is off.
+		 */
+		private @Nullable String tableName;
+
+		public @Nullable String getTableName() {
+			return this.tableName;
+		}
+
+		public void setTableName(@Nullable String tableName) {
+			this.tableName = tableName;
+		}
+
 	}
 
 	/**
@@ -405,6 +434,20 @@ public class ClusterSingletonProperties {
 		 * overdue. If a duration suffix is not specified, milliseconds will be used.
 		 */
 		private @Nullable Duration alertAfter;
+
+		/**
+		 * Name of this job's lock in ShedLock's table, while
+		 * cluster-singleton.shedlock.table-name is set. Defaults to the job name.
+		 */
+		private @Nullable String shedlockName;
+
+		public @Nullable String getShedlockName() {
+			return this.shedlockName;
+		}
+
+		public void setShedlockName(@Nullable String shedlockName) {
+			this.shedlockName = shedlockName;
+		}
 
 		public @Nullable MisfirePolicy getMisfire() {
 			return this.misfire;

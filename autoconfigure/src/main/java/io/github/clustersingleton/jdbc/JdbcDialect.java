@@ -74,7 +74,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	/**
 	 * The columns of the job's current run on the lease table, added in 0.2.0.
 	 */
-	static final List<String> RUN_COLUMNS = List.of("run_slot", "attempt", "run_state", "retry_at");
+	static final List<String> RUN_COLUMNS = List.of("run_slot", "attempt", "run_state", "retry_at", "recover_at");
 
 	protected final String table;
 
@@ -282,7 +282,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 				.addValue("recoverFailed", policy.recoverFailed() ? 1 : 0)
 				.addValue("maxAttempts", policy.maxAttempts())
 				.addValue("catchUp", policy.catchUp() ? 1 : 0)
-				.addValue("previousSlot", instant(request.previousSlot()));
+				.addValue("previousSlot", instant(request.previousSlot()))
+				.addValue("graceMillis", request.recoveryGrace().toMillis());
 		}
 		return parameters;
 	}
@@ -321,7 +322,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 
 	/**
 	 * Make a recovery claim with {@code recover.sql}, which returns the row when it
-	 * changed it (PostgreSQL's {@code RETURNING}, H2's {@code FINAL TABLE}).
+	 * changed it (PostgreSQL's {@code RETURNING}, H2's {@code FINAL TABLE}): taken over
+	 * when it carries our lease token, only marked otherwise.
 	 * @param connection an auto-commit connection
 	 * @param request the recovery claim
 	 * @return the result
@@ -332,7 +334,11 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 				ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
 				observeStoreTime(resultSet);
-				return acquired(request, resultSet);
+				// a row that does not carry our token was only marked (a run still
+				// recorded as running, taken over after the grace)
+				if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
+					return acquired(request, resultSet);
+				}
 			}
 		}
 		return AcquireResult.nothingPending();
@@ -615,14 +621,18 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Release a lease as {@link #release(Connection, HeldLease, Duration)} does and, in
-	 * the same statement ({@code release-run.sql}), record how its run ended, unless the
-	 * completion has no state.
+	 * Record how a run ended with {@code release-run.sql}, by the run's lease token, even
+	 * after its lease expired, and release the lease if it is still live; or only release
+	 * it ({@code release.sql}) when the completion has no state. The run fields change
+	 * only while the row's fencing token is still the run's
+	 * ({@link HeldLease#fencingToken()}): once a later run started under the same lease
+	 * token, that start has ended this run, and the completion records nothing more.
 	 * @param connection an auto-commit connection
-	 * @param lease the lease
+	 * @param lease the lease of the run
 	 * @param lockAtLeastFor how long after acquisition the lease must be kept
 	 * @param completion how the run ended
-	 * @return whether the lease was still ours
+	 * @return whether the row still carried the run's token (the completion was
+	 * recorded); without a state, whether the lease was still ours
 	 * @throws SQLException on a database error
 	 */
 	boolean release(Connection connection, HeldLease lease, Duration lockAtLeastFor, RunCompletion completion)
@@ -637,10 +647,31 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		if (state != null) {
 			release = this.releaseRun;
 			parameters.addValue("runState", state.value())
-				.addValue("retryDelayMillis", completion.retryDelay().toMillis());
+				.addValue("retryDelayMillis", completion.retryDelay().toMillis())
+				.addValue("fencingToken", lease.fencingToken());
 		}
 		try (PreparedStatement statement = release.prepare(connection, parameters)) {
-			return statement.executeUpdate() > 0;
+			if (statement.executeUpdate() > 0) {
+				return true;
+			}
+		}
+		// a driver that counts the rows an UPDATE changed rather than those it matched
+		// (MySQL Connector/J and MariaDB Connector/J with useAffectedRows=true) counts
+		// none for a repeated completion, which matches the row and leaves it as it is:
+		// the completion is superseded only when the row no longer carries the run's
+		// token (tokens are never handed out again, so a row that carries it now did so
+		// when the UPDATE ran)
+		return state != null && carriesRunToken(connection, lease);
+	}
+
+	private boolean carriesRunToken(Connection connection, HeldLease lease) throws SQLException {
+		try (PreparedStatement statement = this.selectState.prepare(connection,
+				new MapSqlParameterSource("name", lease.jobName())); ResultSet resultSet = statement.executeQuery()) {
+			if (!resultSet.next()) {
+				return false;
+			}
+			String token = resultSet.getString("lease_token");
+			return lease.leaseToken().equals(token) || releasedToken(lease.leaseToken()).equals(token);
 		}
 	}
 
@@ -724,7 +755,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 */
 	String addColumnStatement(String column) {
 		String type = switch (column) {
-			case "run_slot", "retry_at" -> timestampType();
+			case "run_slot", "retry_at", "recover_at" -> timestampType();
 			case "attempt" -> "INT";
 			case "run_state" -> "VARCHAR(16)";
 			default -> throw new IllegalArgumentException("Unknown run column '" + column + "'");

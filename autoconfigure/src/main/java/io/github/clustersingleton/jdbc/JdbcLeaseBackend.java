@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -72,9 +73,11 @@ import org.springframework.util.Assert;
  * rolled back with) a caller's transaction. Acquisition is one statement on PostgreSQL,
  * MariaDB and H2 and two on MySQL; the renewal of every held lease is one statement.
  * <p>
- * Jobs with a recovery or misfire policy keep their current run in four more columns of
- * their row ({@code run_slot}, {@code attempt}, {@code run_state}, {@code retry_at}),
- * written by the claim's own statement; the {@link #runLedger() run ledger} is a second
+ * Jobs with a recovery or misfire policy keep their current run in five more columns of
+ * their row ({@code run_slot}, {@code attempt}, {@code run_state}, {@code retry_at} and
+ * the recovery mark {@code recover_at}), written by the claim's own statement; a run's
+ * completion is recorded by the row's {@code lease_token}, which stays until the next
+ * claim, even after the lease expired; the {@link #runLedger() run ledger} is a second
  * table ({@code cluster_singleton_run} by default).
  * <p>
  * Database errors are thrown as Spring's {@link DataAccessException}s; an unsupported
@@ -126,6 +129,13 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	private final SQLExceptionTranslator exceptionTranslator = new SQLExceptionSubclassTranslator();
 
 	private volatile @Nullable JdbcDialect dialect;
+
+	/**
+	 * Guards the detection of the dialect, which reads the connection's metadata: a lock
+	 * rather than a monitor, so that virtual threads do not pin their carrier threads
+	 * there (JDK 21 to 23).
+	 */
+	private final ReentrantLock dialectLock = new ReentrantLock();
 
 	private @Nullable JdbcLeaseSchemaInitializer schemaInitializer;
 
@@ -435,11 +445,17 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	@Override
 	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		completeRun(lease, lockAtLeastFor, completion);
+	}
+
+	@Override
+	public boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
-		execute("release lease of job '" + lease.jobName() + "'",
+		boolean matched = execute("release lease of job '" + lease.jobName() + "'",
 				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor, completion));
+		return matched || completion.state() == null;
 	}
 
 	@Override
@@ -548,7 +564,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	private JdbcDialect getDialect(Connection connection) throws SQLException {
 		JdbcDialect dialect = this.dialect;
 		if (dialect == null) {
-			synchronized (this) {
+			this.dialectLock.lock();
+			try {
 				dialect = this.dialect;
 				if (dialect == null) {
 					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName, this.runTableName);
@@ -556,6 +573,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 					dialect.setStoreClockObserver(this.storeClockObserver);
 					this.dialect = dialect;
 				}
+			}
+			finally {
+				this.dialectLock.unlock();
 			}
 		}
 		return dialect;

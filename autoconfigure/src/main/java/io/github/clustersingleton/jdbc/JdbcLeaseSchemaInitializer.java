@@ -48,8 +48,9 @@ import org.springframework.util.StreamUtils;
  * configured table names substituted. The script is {@code CREATE TABLE IF NOT EXISTS},
  * so running it against an existing table changes nothing. A lease table created before
  * 0.2.0 gets the run columns ({@code run_slot}, {@code attempt}, {@code run_state},
- * {@code retry_at}) with {@code ALTER TABLE ... ADD COLUMN}; a node adding them at the
- * same moment is tolerated.
+ * {@code retry_at}), and one created before 0.3.0 the recovery mark ({@code recover_at}),
+ * with {@code ALTER TABLE ... ADD COLUMN}; a node adding them at the same moment is
+ * tolerated.
  * <p>
  * Safe when several nodes start at once against an empty database: concurrent
  * {@code CREATE TABLE IF NOT EXISTS} statements can still fail (PostgreSQL reports a

@@ -20,9 +20,6 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
-import java.util.regex.Pattern;
-
-import org.springframework.util.StringUtils;
 
 /**
  * The databases the JDBC lease backend supports, with the name of each one's schema
@@ -72,8 +69,6 @@ enum JdbcPlatform {
 	 * The default name of the run ledger's table, also the one the schema scripts use.
 	 */
 	static final String DEFAULT_RUN_TABLE_NAME = "cluster_singleton_run";
-
-	private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
 	private final String id;
 
@@ -144,7 +139,7 @@ enum JdbcPlatform {
 	 * @throws IllegalArgumentException when it is not
 	 */
 	static String validateTableName(String tableName, String property) {
-		if (!StringUtils.hasText(tableName) || !TABLE_NAME.matcher(tableName).matches()) {
+		if (!SqlTableNames.isValid(tableName)) {
 			throw new IllegalArgumentException("Invalid table name '" + tableName + "' in property " + property
 					+ ": expected an SQL identifier, optionally schema-qualified "
 					+ "(letters, digits and underscores, not starting with a digit, such as "

@@ -48,13 +48,23 @@ final class PostgreSqlDialect extends JdbcDialect {
 		super(table, runTable, "postgresql", "postgresql");
 	}
 
+	/**
+	 * Acquire with {@code acquire.sql} or {@code acquire-run.sql}, which answer a refusal
+	 * in the same round trip with the row the refused claim saw; only when the job has no
+	 * row the statement could read (its first insert is a concurrent transaction's) does
+	 * a second round trip ({@code select-state.sql}) tell why.
+	 */
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
 		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
 				ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
 				observeStoreTime(resultSet);
-				return acquired(request, resultSet);
+				if (resultSet.getInt("acquired") == 1) {
+					return acquired(request, resultSet);
+				}
+				return AcquireResult.notAcquired(request, resultSet.getString("owner"),
+						getInstant(resultSet, "last_slot"), getInstant(resultSet, "store_time"));
 			}
 		}
 		return readOutcome(connection, request);

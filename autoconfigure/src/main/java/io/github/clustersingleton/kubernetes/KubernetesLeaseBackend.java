@@ -36,6 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,6 +59,7 @@ import io.github.clustersingleton.PartialRenewalException;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -180,6 +182,20 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public static final String RUNS_ANNOTATION = "cluster-singleton.io/runs";
 
 	/**
+	 * The annotation with the lease token of the claim that took the job last, which a
+	 * run's completion must carry to be recorded; unlike {@link #LEASE_TOKEN_ANNOTATION}
+	 * it stays when the lease is released or expires.
+	 */
+	public static final String RUN_TOKEN_ANNOTATION = "cluster-singleton.io/run-token";
+
+	/**
+	 * The annotation with which the first recovery claim marks a run still recorded as
+	 * running on an expired Lease (its value is that claim's lease token): a claim takes
+	 * the run over only once it has seen this mark for the recovery grace.
+	 */
+	public static final String RECOVER_MARK_ANNOTATION = "cluster-singleton.io/recover-mark";
+
+	/**
 	 * The most runs the ledger keeps per job, whatever is asked: annotations are limited
 	 * in size (256 KiB for all of an object's annotations).
 	 */
@@ -202,9 +218,28 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	/**
 	 * How often a write that loses to another writer of the same node's lease (not to a
-	 * new holder) is tried again.
+	 * new holder) is tried again. The run ledger writes the same Lease from another
+	 * thread (a start and an end per run), so a catch-up sequence of several short runs
+	 * can make a release or a run start lose a few times in a row; a completion given up
+	 * here keeps the lease held until the engine's retry gets through, so these writes
+	 * try as long as the ledger does.
 	 */
-	private static final int CONFLICT_ATTEMPTS = 3;
+	private static final int CONFLICT_ATTEMPTS = 10;
+
+	/**
+	 * How often an acquisition or a renewal that loses to another writer of the Lease is
+	 * tried again: fewer than {@link #CONFLICT_ATTEMPTS}, since the next trigger or the
+	 * watchdog's next tick tries again anyway, and a renewal round must stay short for
+	 * the other leases it renews.
+	 */
+	private static final int QUICK_CONFLICT_ATTEMPTS = 3;
+
+	/**
+	 * The longest pause, per attempt so far, before a write that lost to another writer
+	 * of the same Lease is tried again: a random pause takes it out of step with the
+	 * ledger's writes.
+	 */
+	private static final int CONFLICT_PAUSE_MILLIS_PER_ATTEMPT = 5;
 
 	private static final long MIN_REQUEST_TIMEOUT_MILLIS = 250;
 
@@ -255,6 +290,12 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	/** Lease names of the jobs checked at startup, to reject two jobs sharing one. */
 	private final Map<String, String> jobsByLeaseName = new ConcurrentHashMap<>();
+
+	/**
+	 * The recovery marks this node has seen, by Lease name, with when it first saw each
+	 * (monotonic): the grace is measured locally, as the Lease's expiry is.
+	 */
+	private final Map<String, SeenMark> marksSeen = new ConcurrentHashMap<>();
 
 	private final KubernetesRunLedger runLedger;
 
@@ -400,7 +441,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		String name = leaseName(request.jobName());
-		for (int attempt = 1; attempt < CONFLICT_ATTEMPTS; attempt++) {
+		for (int attempt = 1; attempt < QUICK_CONFLICT_ATTEMPTS; attempt++) {
 			AcquireResult result = tryAcquireOnce(name, request);
 			if (result != null) {
 				return result;
@@ -447,6 +488,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		// judged on the Lease as read: the resourceVersion makes this and the PUT atomic
 		boolean pending = policy.isActive()
 				&& LeaseCodec.isPending(current, policy, request.previousSlot(), true, this.clock.instant());
+		if (pending && awaitsGrace(name, current, policy, request)) {
+			// the run may have ended without its completion reaching the Lease yet
+			return AcquireResult.held(holder);
+		}
 		long fencingToken = LeaseCodec.fencingToken(current) + 1;
 		Lease next = claim(current, request, fencingToken,
 				(slot != null) ? slot.toString() : LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
@@ -486,6 +531,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (!LeaseCodec.isPending(current, request.policy(), null, false, this.clock.instant())) {
 			return AcquireResult.nothingPending();
 		}
+		if (awaitsGrace(name, current, request.policy(), request)) {
+			return (LeaseCodec.annotation(current, RECOVER_MARK_ANNOTATION) != null) ? AcquireResult.nothingPending()
+					: mark(name, current, request);
+		}
 		long fencingToken = LeaseCodec.fencingToken(current) + 1;
 		Lease next = claim(current, request, fencingToken, LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
 		LeaseCodec.removeNullAnnotations(next);
@@ -493,6 +542,52 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			Lease written = this.api.update(next);
 			remember(written, request, sent);
 			return acquired(request, fencingToken, written);
+		}
+		catch (KubernetesClientException ex) {
+			if (isConflict(ex) || isNotFound(ex)) {
+				return null;
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether a claim must not take the Lease's run over yet: it is still recorded as
+	 * running and the policy would run it again (it may have ended without its completion
+	 * reaching the Lease), and this node has not seen a recovery mark on it for the
+	 * recovery grace. Measured with this node's monotonic clock since it first saw the
+	 * mark, as the Lease's expiry is, so that no two clocks are compared.
+	 */
+	private boolean awaitsGrace(String name, Lease current, ClaimPolicy policy, LeaseRequest request) {
+		SlotRun run = LeaseCodec.run(current);
+		if (run == null || !policy.needsRecoveryGrace(run)) {
+			return false;
+		}
+		String mark = LeaseCodec.annotation(current, RECOVER_MARK_ANNOTATION);
+		if (mark == null) {
+			return true;
+		}
+		long now = this.nanoTime.getAsLong();
+		SeenMark seen = this.marksSeen.compute(name,
+				(key, known) -> (known != null && known.mark().equals(mark)) ? known : new SeenMark(mark, now));
+		return now - seen.firstSeen() < request.recoveryGrace().toNanos();
+	}
+
+	/**
+	 * Mark the run of an expired Lease as suspected dead (one PUT with the
+	 * resourceVersion read): a later claim takes it over once the grace has passed. The
+	 * recovery claim that marks fails.
+	 */
+	private @Nullable AcquireResult mark(String name, Lease current, LeaseRequest request) {
+		Lease next = new LeaseBuilder(current).editMetadata()
+			.addToAnnotations(RECOVER_MARK_ANNOTATION, request.leaseToken())
+			.endMetadata()
+			.build();
+		try {
+			this.api.update(next);
+			// the grace counts from after the write, never from before it
+			this.marksSeen.put(name, new SeenMark(request.leaseToken(), this.nanoTime.getAsLong()));
+			return AcquireResult.nothingPending();
 		}
 		catch (KubernetesClientException ex) {
 			if (isConflict(ex) || isNotFound(ex)) {
@@ -514,8 +609,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		return new LeaseBuilder(current).editMetadata()
 			.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
 			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
+			.addToAnnotations(RUN_TOKEN_ANNOTATION, request.leaseToken())
 			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
 			.addToAnnotations(LAST_SLOT_ANNOTATION, lastSlot)
+			.removeFromAnnotations(RECOVER_MARK_ANNOTATION)
 			.endMetadata()
 			.editOrNewSpec()
 			.withHolderIdentity(request.owner())
@@ -547,6 +644,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.addToLabels(MANAGED_BY_LABEL, "cluster-singleton")
 			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
 			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
+			.addToAnnotations(RUN_TOKEN_ANNOTATION, request.leaseToken())
 			.endMetadata()
 			.withNewSpec()
 			.withHolderIdentity(request.owner())
@@ -643,7 +741,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		String name = leaseName(lease.jobName());
 		Held known = this.held.get(lease.leaseToken());
 		Lease base = (known != null) ? known.lease() : null;
-		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
+		for (int attempt = 1; attempt <= QUICK_CONFLICT_ATTEMPTS; attempt++) {
 			if (base == null) {
 				base = this.api.get(name);
 				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
@@ -676,11 +774,13 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 					return false;
 				}
 				// changed since this node wrote it: read it again and look whose it is
+				pauseAfterConflict(attempt);
 				base = null;
 			}
 		}
-		throw new IllegalStateException("cluster-singleton could not renew the Kubernetes Lease '" + name
-				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts while still held by this run");
+		throw new IllegalStateException(
+				"cluster-singleton could not renew the Kubernetes Lease '" + name + "': it changed under every one of "
+						+ QUICK_CONFLICT_ATTEMPTS + " attempts while still held by this run");
 	}
 
 	@Override
@@ -688,46 +788,76 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		release(lease, lockAtLeastFor, RunCompletion.none());
 	}
 
-	/**
-	 * Release the lease as {@link #release(HeldLease, Duration)} does, and in the same
-	 * PUT record how the run ended; a failed run's {@value #RETRY_AT_ANNOTATION} is this
-	 * node's clock plus the retry delay.
-	 */
 	@Override
 	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		completeRun(lease, lockAtLeastFor, completion);
+	}
+
+	/**
+	 * Record how the run ended, by its token ({@value #RUN_TOKEN_ANNOTATION}, which stays
+	 * after the lease expired) and its fencing token ({@value #FENCING_TOKEN_ANNOTATION}
+	 * still the run's: a later run started under the same token has already ended it, and
+	 * is left as it is), and in the same PUT release the lease as
+	 * {@link #release(HeldLease, Duration)} does if it still carries the token; a failed
+	 * run's {@value #RETRY_AT_ANNOTATION} is this node's clock plus the retry delay. The
+	 * resourceVersion of the Lease read makes the check and the write atomic.
+	 */
+	@Override
+	public boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
 		String name = leaseName(lease.jobName());
 		Held known = this.held.remove(lease.leaseToken());
 		Lease base = (known != null) ? known.lease() : null;
+		RunState state = completion.state();
 		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
 			if (base == null) {
 				base = this.api.get(name);
-				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
+				if (base == null) {
 					logNotReleased(lease);
-					return;
+					return state == null;
 				}
 			}
-			Duration remaining = remaining(base, known, lockAtLeastFor);
+			boolean held = LeaseCodec.isHeldBy(base, lease);
+			// a Lease that still carries the token counts too: its claim was made before
+			// the run token existed
+			boolean runOurs = held || lease.leaseToken().equals(LeaseCodec.annotation(base, RUN_TOKEN_ANNOTATION));
+			if (!held && (state == null || !runOurs)) {
+				logNotReleased(lease);
+				return state == null;
+			}
 			LeaseBuilder next = new LeaseBuilder(base);
-			if (remaining.isZero() || remaining.isNegative()) {
-				next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now(base)).endSpec();
-				next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+			if (held) {
+				Duration remaining = remaining(base, known, lockAtLeastFor);
+				if (remaining.isZero() || remaining.isNegative()) {
+					next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now(base)).endSpec();
+					next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+				}
+				else {
+					// keep the holder until acquisition + lockAtLeastFor, measured from
+					// now; without the lease token, so that no renewal still in flight
+					// for
+					// this run can extend it again
+					next.editOrNewSpec()
+						.withRenewTime(now(base))
+						.withLeaseDurationSeconds(LeaseCodec.seconds(remaining))
+						.endSpec();
+					next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+				}
 			}
-			else {
-				// keep the holder until acquisition + lockAtLeastFor, measured from now;
-				// without the lease token, so that no renewal still in flight for this
-				// run can extend it again
-				next.editOrNewSpec()
-					.withRenewTime(now(base))
-					.withLeaseDurationSeconds(LeaseCodec.seconds(remaining))
-					.endSpec();
-				next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+			// only the run with this fencing token: a later run started under the same
+			// lease token (a startRun whose answer this node may not have seen) has
+			// ended this run, and must not be recorded as ended by its completion
+			boolean sameRun = LeaseCodec.fencingToken(base) == lease.fencingToken();
+			if (!held && !sameRun) {
+				return true;
 			}
-			RunState state = completion.state();
-			if (state != null) {
-				next.editMetadata().addToAnnotations(RUN_STATE_ANNOTATION, state.value()).endMetadata();
+			if (state != null && sameRun) {
+				next.editMetadata()
+					.addToAnnotations(RUN_STATE_ANNOTATION, state.value())
+					.removeFromAnnotations(RECOVER_MARK_ANNOTATION)
+					.endMetadata();
 				if (state == RunState.FAILED) {
 					next.editMetadata()
 						.addToAnnotations(RETRY_AT_ANNOTATION,
@@ -740,16 +870,17 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			}
 			try {
 				this.api.update(next.build());
-				return;
+				return true;
 			}
 			catch (KubernetesClientException ex) {
 				if (isNotFound(ex)) {
 					logNotReleased(lease);
-					return;
+					return state == null;
 				}
 				if (!isConflict(ex)) {
 					throw ex;
 				}
+				pauseAfterConflict(attempt);
 				base = null;
 			}
 		}
@@ -804,6 +935,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 					throw ex;
 				}
 				// changed since this node wrote it: a ledger entry, or a new holder
+				pauseAfterConflict(i);
 				base = null;
 			}
 		}
@@ -1045,6 +1177,21 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		return (renewed != null && !now.isAfter(renewed)) ? renewed.plus(1, ChronoUnit.MICROS) : now;
 	}
 
+	/**
+	 * Pause for a random time of up to {@value #CONFLICT_PAUSE_MILLIS_PER_ATTEMPT} ms per
+	 * attempt made, before a write that lost to another writer is tried again. An
+	 * interrupt ends the pause early and stays set.
+	 * @param attempt the attempts made so far
+	 */
+	private static void pauseAfterConflict(int attempt) {
+		try {
+			Thread.sleep(ThreadLocalRandom.current().nextLong(1, CONFLICT_PAUSE_MILLIS_PER_ATTEMPT * attempt + 1L));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	private static boolean isConflict(KubernetesClientException ex) {
 		return ex.getCode() == 409;
 	}
@@ -1081,6 +1228,12 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	}
 
 	private record Held(Lease lease, long acquiredAt) {
+	}
+
+	/**
+	 * A recovery mark, and when (monotonic) this node first saw it.
+	 */
+	private record SeenMark(String mark, long firstSeen) {
 	}
 
 }

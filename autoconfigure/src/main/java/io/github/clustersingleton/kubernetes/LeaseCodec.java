@@ -35,6 +35,7 @@ import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCI
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCING_TOKENS_PER_SECOND;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LAST_SLOT_ANNOTATION;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RECOVER_MARK_ANNOTATION;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RETRY_AT_ANNOTATION;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUN_SLOT_ANNOTATION;
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUN_STATE_ANNOTATION;
@@ -159,13 +160,14 @@ final class LeaseCodec {
 
 	/**
 	 * Write a run that starts into a Lease's annotations: the slot's given attempt,
-	 * running, with no retry time.
+	 * running, with no retry time and no recovery mark.
 	 */
 	static void startRun(Map<String, String> annotations, Instant slot, int attempt) {
 		annotations.put(RUN_SLOT_ANNOTATION, slot.toString());
 		annotations.put(ATTEMPT_ANNOTATION, Integer.toString(attempt));
 		annotations.put(RUN_STATE_ANNOTATION, RunState.RUNNING.value());
 		annotations.remove(RETRY_AT_ANNOTATION);
+		annotations.remove(RECOVER_MARK_ANNOTATION);
 	}
 
 	/**

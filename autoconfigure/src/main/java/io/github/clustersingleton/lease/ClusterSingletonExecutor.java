@@ -20,6 +20,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -36,6 +37,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
@@ -83,7 +85,19 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	private static final int MAX_MISSED_SLOTS = 1000;
 
-	private static final long COMPLETION_RETRY_PAUSE_MILLIS = 50;
+	/**
+	 * The longest pause between two attempts to record a run's completion that the store
+	 * did not take: well within the recovery grace (a quarter of the TTL) of any TTL the
+	 * engine accepts, so that a store that answers again hears of the completion before
+	 * another node's recovery claim may take the run over.
+	 */
+	private static final long MAX_COMPLETION_RETRY_PAUSE_MILLIS = 250;
+
+	/**
+	 * How long at least the engine keeps trying to record a completion, whatever the
+	 * job's {@code lockAtMostFor}.
+	 */
+	private static final Duration MIN_COMPLETION_RETRY_PERIOD = Duration.ofMinutes(2);
 
 	private final Map<String, Long> clockSkewWarnings = new ConcurrentHashMap<>();
 
@@ -107,6 +121,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	private volatile boolean backendInitialized;
 
+	/**
+	 * Guards the store's initialization, a round trip to the store: a lock rather than a
+	 * monitor, so that a virtual thread waiting for it or holding it during that round
+	 * trip does not pin its carrier thread (JDK 21 to 23).
+	 */
+	private final ReentrantLock initializeLock = new ReentrantLock();
+
 	private volatile @Nullable LeaderElection leader;
 
 	private Duration shutdownGracePeriod = Duration.ZERO;
@@ -118,12 +139,23 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
 	/**
-	 * Jobs whose last run here succeeded but could not tell the store, by job name, with
-	 * the nano time until which this node does not take their pending work up.
+	 * Completions of runs here that the store has not taken yet (it could not be
+	 * reached), by lease token and fencing token: retried until the store answers
+	 * definitively; meanwhile this node does not claim their jobs.
 	 */
-	private final Map<String, Long> undeliveredCompletions = new ConcurrentHashMap<>();
+	private final Map<String, UndeliveredCompletion> undeliveredCompletions = new ConcurrentHashMap<>();
+
+	private @Nullable ScheduledExecutorService completionRetries;
 
 	private final Map<String, Instant> clusterLastSuccess = new ConcurrentHashMap<>();
+
+	/**
+	 * When the run ledger was last read successfully for the cluster-wide last successes
+	 * (this node's clock), or {@code null} before the first read.
+	 */
+	private volatile @Nullable Instant lastSuccessesReadAt;
+
+	private final Duration lastSuccessRefresh;
 
 	private volatile Instant monitoringSince;
 
@@ -153,6 +185,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		backend.setStoreClockObserver(this.storeClock);
 		this.ledger = new RunLedgerWriter(backend.runLedger());
 		this.monitoringSince = clock.instant();
+		this.lastSuccessRefresh = Duration.ofMillis(Math.max(1000, Math.min(settings.leaseTtl().toMillis(), 30_000)));
 	}
 
 	/**
@@ -211,11 +244,15 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (this.backendInitialized) {
 			return;
 		}
-		synchronized (this) {
+		this.initializeLock.lock();
+		try {
 			if (!this.backendInitialized) {
 				this.backend.initialize();
 				this.backendInitialized = true;
 			}
+		}
+		finally {
+			this.initializeLock.unlock();
 		}
 	}
 
@@ -340,7 +377,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 		if (this.ledger.ledger() != io.github.clustersingleton.RunLedger.NONE
 				&& this.registered.values().stream().anyMatch((job) -> job.job().policies().alertAfter() != null)) {
-			long refresh = Math.max(1000, Math.min(this.settings.leaseTtl().toMillis(), 30_000));
+			long refresh = this.lastSuccessRefresh.toMillis();
 			background.scheduleWithFixedDelay(this::refreshLastSuccesses, 0, refresh, TimeUnit.MILLISECONDS);
 		}
 	}
@@ -390,16 +427,19 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Whether a run of the job ended here and the store has not taken its completion yet:
+	 * this node must not claim the job meanwhile, or it would take up (and run again) a
+	 * run it knows has ended.
+	 */
 	private boolean completedHereUndelivered(String name) {
-		Long until = this.undeliveredCompletions.get(name);
-		if (until == null) {
-			return false;
+		for (UndeliveredCompletion undelivered : this.undeliveredCompletions.values()) {
+			// only a policy that recovers runs could take the ended run up again
+			if (undelivered.job.name().equals(name) && undelivered.recovers()) {
+				return true;
+			}
 		}
-		if (System.nanoTime() - until >= 0) {
-			this.undeliveredCompletions.remove(name, until);
-			return false;
-		}
-		return true;
+		return false;
 	}
 
 	private void submit(RegisteredJob registered, Runnable task) {
@@ -476,7 +516,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 	}
 
-	private void refreshLastSuccesses() {
+	/**
+	 * Read the cluster-wide last successes of the jobs with an alert-after from the run
+	 * ledger, in one round trip; every min(lease TTL, 30 s), at least every second.
+	 */
+	void refreshLastSuccesses() {
 		try {
 			List<String> names = this.registered.values()
 				.stream()
@@ -484,7 +528,9 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				.map((registered) -> registered.job().name())
 				.toList();
 			if (!names.isEmpty()) {
-				this.clusterLastSuccess.putAll(this.ledger.ledger().lastSuccess(names));
+				Instant readAt = this.clock.instant();
+				this.ledger.ledger().lastSuccess(names).forEach(this::noteSuccess);
+				this.lastSuccessesReadAt = readAt;
 			}
 		}
 		catch (RuntimeException ex) {
@@ -492,9 +538,20 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 	}
 
+	private void noteSuccess(String jobName, Instant endedAt) {
+		this.clusterLastSuccess.merge(jobName, endedAt, (known, seen) -> seen.isAfter(known) ? seen : known);
+	}
+
+	private void noteFinished(RunRecord finished) {
+		Instant endedAt = finished.finishedAt();
+		if (finished.state() == RunState.SUCCEEDED && endedAt != null) {
+			noteSuccess(finished.jobName(), endedAt);
+		}
+	}
+
 	/**
 	 * Return when a job last ended a run successfully anywhere in the cluster, as the run
-	 * ledger told at its last refresh.
+	 * ledger told at its last refresh, or later when this node has run it since.
 	 * @param jobName the job name
 	 * @return the end of the latest successful run, or empty when none is known
 	 */
@@ -520,11 +577,21 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			// without a cluster-wide ledger no node can tell
 			return false;
 		}
-		// the ledger's last success, the same for every node; before the first one, the
-		// time this node started watching
+		// the ledger's last success, the same for every node (or this node's own, when
+		// later); before the first one, the time this node started watching
 		Instant lastSuccess = this.clusterLastSuccess.get(job.name());
 		Instant reference = (lastSuccess != null) ? lastSuccess : this.monitoringSince;
-		return Duration.between(reference, this.clock.instant()).compareTo(alertAfter) > 0;
+		// judged as of the last read of the ledger, so that a success elsewhere since
+		// that
+		// read does not make the job look overdue until the next one; a read older than
+		// two
+		// refresh periods (the store cannot be reached) no longer holds the answer back
+		Instant now = this.clock.instant();
+		Instant readAt = this.lastSuccessesReadAt;
+		Instant asOf = (readAt != null
+				&& Duration.between(readAt, now).compareTo(this.lastSuccessRefresh.multipliedBy(2)) <= 0) ? readAt
+						: now;
+		return Duration.between(reference, asOf).compareTo(alertAfter) > 0;
 	}
 
 	/**
@@ -618,6 +685,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	public boolean execute(JobDefinition job, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
 			throws Throwable {
 		if (skippedLocally(job, slot)) {
+			return false;
+		}
+		if (slot != null && completedHereUndelivered(job.name())) {
+			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": the end of its last run here has not reached the " + this.backend.id() + " lease store yet"));
 			return false;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
@@ -761,14 +833,16 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			RunOutcome outcome = this.run.isLost() ? RunOutcome.LEASE_LOST
 					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
 			release(lease, this.job, this.job.lockAtLeastFor(),
-					completion(this.job, lease.slot(), new Outcome(outcome, failure, 0)));
+					completion(this.job, lease.slot(), new Outcome(outcome, failure, 0, null)));
 			RunState state = switch (outcome) {
 				case SUCCESS -> RunState.SUCCEEDED;
 				case FAILURE -> RunState.FAILED;
 				case LEASE_LOST -> RunState.LOST;
 			};
-			ClusterSingletonExecutor.this.ledger.record(this.record.finish(state,
-					ClusterSingletonExecutor.this.clock.instant(), (failure != null) ? failure.toString() : null));
+			RunRecord finished = this.record.finish(state, ClusterSingletonExecutor.this.clock.instant(),
+					(failure != null) ? failure.toString() : null);
+			ClusterSingletonExecutor.this.ledger.record(finished);
+			noteFinished(finished);
 			ClusterSingletonExecutor.this.notify(() -> ClusterSingletonExecutor.this.listener.runFinished(this.job,
 					lease, outcome, this.startedAt, duration, failure));
 		}
@@ -776,10 +850,23 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	private static ClaimPolicy claimPolicy(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
-		if (slot == null || job.schedule() == null || trigger == RunTrigger.DIRECT) {
+		if (job.schedule() == null) {
 			return ClaimPolicy.NONE;
 		}
-		return job.policies().claimPolicy();
+		ClaimPolicy policy = job.policies().claimPolicy();
+		if (slot == null && policy.recoverLost()) {
+			// a claim without a slot (a direct call) runs no slot and leaves the run
+			// fields
+			// alone, but it takes the lease and with it the run's token: while a run
+			// still recorded as running awaits its completion, it is refused as while
+			// the lease is live (until a recovery claim's mark and grace), or the run's
+			// late completion would be superseded and the slot run again
+			return policy;
+		}
+		if (slot == null || trigger == RunTrigger.DIRECT) {
+			return ClaimPolicy.NONE;
+		}
+		return policy;
 	}
 
 	/**
@@ -810,6 +897,15 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (result.outcome() == AcquireResult.Outcome.CLOCK_SKEW) {
 			warnClockSkew(job, slot);
 			notify(() -> observed.stop(result.outcome().tag(), null));
+			LeaderElection leader = this.leader;
+			if (leader != null && leader.isLeader()) {
+				// the other nodes skip every guarded job while this one leads: a leader
+				// whose
+				// slots the store refuses would leave them all without a run
+				leader.stepDown("the " + this.backend.id() + " store refused slot " + slot + " of job '" + job.name()
+						+ "' because this node's clock runs ahead of the store's by more than the slot tolerance of "
+						+ this.settings.slotTolerance() + "; another node takes the lead");
+			}
 			return null;
 		}
 		if (!result.isAcquired()) {
@@ -870,8 +966,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 		HeldLease lease = HeldLease.of(request, result.fencingToken());
 		SlotRun current = result.run();
-		boolean pending = request.policy().isActive() && current != null && (request.recovery()
-				|| !(current.slot().equals(slot) && current.attempt() == 1 && current.state() == RunState.RUNNING));
+		boolean pending = request.policy().isActive() && current != null && (request.recovery() || (slot != null
+				&& !(current.slot().equals(slot) && current.attempt() == 1 && current.state() == RunState.RUNNING)));
 		if (pending) {
 			notify(() -> observed.acquired(lease));
 			try {
@@ -886,7 +982,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (outcome == null) {
 			return false;
 		}
-		release(lease, job, job.lockAtLeastFor(), completion(job, lease.slot(), outcome));
+		release(lease, job, job.lockAtLeastFor(), completion(job, lease.slot(), outcome), outcome.finished());
 		notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
 		if (outcome.failure() != null) {
 			throw outcome.failure();
@@ -921,6 +1017,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		}
 		long validFrom = requested;
 		boolean ran = false;
+		// the run before this one, whose end only the next startRun records: when the
+		// next run does not start, or its start's answer is lost, the store must still
+		// learn how it ended, by its own lease and fencing tokens, or a policy that
+		// recovers lost runs runs its slot again
+		HeldLease previous = null;
+		RunCompletion previousCompletion = RunCompletion.none();
+		RunRecord previousFinished = null;
 		for (int i = 0; i < plans.size(); i++) {
 			RunPlan plan = plans.get(i);
 			OptionalLong fence;
@@ -935,6 +1038,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 						.contains(claimed.leaseToken())) {
 						logger.warn("cluster-singleton could not start the " + plan.describe() + " of job '"
 								+ job.name() + "': this node no longer holds its lease");
+						completePrevious(previous, job, previousCompletion, previousFinished);
 						return ran;
 					}
 					validFrom = sent;
@@ -946,6 +1050,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 						+ "': the " + this.backend.id() + " lease store could not be reached; the lease expires "
 						+ "and the work is taken up again: " + describeFailure(ex),
 						logger.isDebugEnabled() ? ex : null);
+				// whether or not the start reached the store, the previous run's end is
+				// sent: the store records it only while that run, by its fencing token,
+				// is still the current one, so a start that did reach the store (and
+				// already ended the previous run) is never recorded as done by it
+				completePrevious(previous, job, previousCompletion, previousFinished);
 				return ran;
 			}
 			finally {
@@ -956,6 +1065,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			if (fence.isEmpty()) {
 				logger.warn("cluster-singleton could not start the " + plan.describe() + " of job '" + job.name()
 						+ "': this node no longer holds its lease");
+				completePrevious(previous, job, previousCompletion, previousFinished);
 				return ran;
 			}
 			HeldLease lease = new HeldLease(job.name(), claimed.owner(), claimed.leaseToken(), fence.getAsLong(),
@@ -997,11 +1107,29 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			if (last || retried) {
 				// a failure the policy retries ends the sequence: the store keeps it
 				// pending, and whoever retries it carries on with the slots after it
-				release(lease, job, last ? job.lockAtLeastFor() : Duration.ZERO, completion);
+				release(lease, job, last ? job.lockAtLeastFor() : Duration.ZERO, completion, outcome.finished());
 				return true;
 			}
+			previous = lease;
+			previousCompletion = completion;
+			previousFinished = outcome.finished();
 		}
 		return ran;
+	}
+
+	/**
+	 * Record how the previous run of a sequence ended when the next one could not start
+	 * (the store refused it, was not reached, or its answer was lost): the completion by
+	 * the previous run's lease token is recorded while no other claim took the job, and
+	 * only while the store's current run still has the previous run's fencing token (a
+	 * start that reached the store has already ended the previous run, and the run it
+	 * started is left as it is); it is retried in the background like any other.
+	 */
+	private void completePrevious(@Nullable HeldLease previous, JobDefinition job, RunCompletion completion,
+			@Nullable RunRecord finished) {
+		if (previous != null && completion.state() != null) {
+			release(previous, job, Duration.ZERO, completion, finished);
+		}
 	}
 
 	private List<RunPlan> plan(JobDefinition job, SlotRun current, Instant lastSlot, RunTrigger trigger) {
@@ -1142,9 +1270,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			case FAILURE -> RunState.FAILED;
 			case LEASE_LOST -> RunState.LOST;
 		};
-		this.ledger.record(record.finish(state, this.clock.instant(), (error != null) ? error.toString() : null));
+		RunRecord finished = record.finish(state, this.clock.instant(), (error != null) ? error.toString() : null);
+		this.ledger.record(finished);
+		noteFinished(finished);
 		notify(() -> this.listener.runFinished(job, lease, outcome, startedAt, duration, error));
-		return new Outcome(outcome, failure, run.deadlineNanos() - this.settings.leaseTtl().toNanos());
+		return new Outcome(outcome, failure, run.deadlineNanos() - this.settings.leaseTtl().toNanos(), finished);
 	}
 
 	/**
@@ -1154,8 +1284,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * @param failure what the job threw, or {@code null}
 	 * @param validFrom when (nano time) the lease was last known to be extended by a full
 	 * TTL
+	 * @param finished the run's ledger record as it ended
 	 */
-	private record Outcome(RunOutcome outcome, @Nullable Throwable failure, long validFrom) {
+	private record Outcome(RunOutcome outcome, @Nullable Throwable failure, long validFrom,
+			@Nullable RunRecord finished) {
 
 	}
 
@@ -1198,6 +1330,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion) {
+		release(lease, job, lockAtLeastFor, completion, null);
+	}
+
+	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion,
+			@Nullable RunRecord finished) {
 		// a thread someone else interrupted (the scheduler's shutdownNow, a cancelled
 		// future) must still give its lease back: clients such as Redisson and fabric8
 		// abandon a request on an interrupted thread
@@ -1207,50 +1344,222 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				this.backend.release(lease, lockAtLeastFor);
 				return;
 			}
-			// the store must learn how the run ended, or a policy that recovers lost runs
-			// runs the slot again: retry a failed release for a while (a connection
-			// killed
-			// by a failover, a short pause of the store), within the lease's life
-			long deadline = System.nanoTime() + this.settings.leaseTtl().toNanos() / 2;
-			long pause = COMPLETION_RETRY_PAUSE_MILLIS;
-			while (true) {
-				try {
-					this.backend.release(lease, lockAtLeastFor, completion);
-					this.undeliveredCompletions.remove(job.name());
-					return;
-				}
-				catch (RuntimeException ex) {
-					if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - deadline >= 0) {
-						throw ex;
-					}
-					logger.debug("cluster-singleton could not record the end of job '" + job.name() + "' (fencingToken="
-							+ lease.fencingToken() + "); trying again", ex);
-					Thread.sleep(pause);
-					pause = Math.min(pause * 2, 1000);
-				}
+			UndeliveredCompletion undelivered = new UndeliveredCompletion(lease, job, lockAtLeastFor, completion,
+					finished);
+			if (!undelivered.attempt()) {
+				// the store must learn how the run ended, or a policy that recovers lost
+				// runs runs the slot again: the store records it by the run's token even
+				// after the lease expired, until another claim took the job, and a
+				// recovery claim waits a grace before it takes a run still marked running
+				retryInBackground(undelivered);
 			}
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
-			if (completion.state() == RunState.SUCCEEDED && job.policies().claimPolicy().recoverLost()) {
-				// this node knows the run ended well: it never takes that slot up again
-				this.undeliveredCompletions.put(job.name(),
-						System.nanoTime() + this.settings.leaseTtl().multipliedBy(2).toNanos());
-			}
 			logger.warn("cluster-singleton could not release the lease of job '" + job.name() + "' (fencingToken="
-					+ lease.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl()
-					+ ((completion.state() == RunState.SUCCEEDED && job.policies().claimPolicy().recoverLost())
-							? ", and the store could not record that the run succeeded, so another node may run "
-									+ "slot " + lease.slot() + " again (recovery=" + describe(job.policies().recovery())
-									+ ")"
-							: "")
-					+ ": " + ex, logger.isDebugEnabled() ? ex : null);
+					+ lease.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl() + ": " + ex,
+					logger.isDebugEnabled() ? ex : null);
 		}
 		finally {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	private void retryInBackground(UndeliveredCompletion undelivered) {
+		long pause = completionRetryPauseMillis();
+		synchronized (this.undeliveredCompletions) {
+			ScheduledExecutorService retries = this.completionRetries;
+			if (retries == null) {
+				CustomizableThreadFactory threads = new CustomizableThreadFactory("cluster-singleton-completion-");
+				threads.setDaemon(true);
+				retries = Executors.newSingleThreadScheduledExecutor(threads);
+				this.completionRetries = retries;
+			}
+			this.undeliveredCompletions.put(undelivered.key(), undelivered);
+			try {
+				undelivered.future = retries.scheduleWithFixedDelay(undelivered::retry, pause, pause,
+						TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				this.undeliveredCompletions.remove(undelivered.key());
+				undelivered.giveUp("this node is shutting down");
+			}
+		}
+	}
+
+	/**
+	 * Return the pause between two attempts to record a completion: an eighth of the TTL,
+	 * at most {@value #MAX_COMPLETION_RETRY_PAUSE_MILLIS} ms, at least 10 ms.
+	 */
+	long completionRetryPauseMillis() {
+		return Math.max(10, Math.min(MAX_COMPLETION_RETRY_PAUSE_MILLIS, this.settings.leaseTtl().toMillis() / 8));
+	}
+
+	/**
+	 * Return how many completions of runs here the store has not taken yet.
+	 * @return the number of undelivered completions
+	 */
+	public int undeliveredCompletions() {
+		return this.undeliveredCompletions.size();
+	}
+
+	/**
+	 * The completion of a run that ended here, until the store takes it (recorded) or
+	 * answers that another claim superseded the run; given up after the job's
+	 * {@code lockAtMostFor} (at least {@link #MIN_COMPLETION_RETRY_PERIOD}).
+	 */
+	private final class UndeliveredCompletion {
+
+		private final HeldLease lease;
+
+		private final JobDefinition job;
+
+		private final Duration lockAtLeastFor;
+
+		private final RunCompletion completion;
+
+		/**
+		 * The run's ledger record as it ended: written again once the store answers,
+		 * since the ledger lives in the same store and its first write may have failed
+		 * too.
+		 */
+		private final @Nullable RunRecord finished;
+
+		private final long since = System.nanoTime();
+
+		private final long giveUpAt;
+
+		private int attempts;
+
+		private volatile @Nullable ScheduledFuture<?> future;
+
+		private @Nullable RuntimeException lastFailure;
+
+		UndeliveredCompletion(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion,
+				@Nullable RunRecord finished) {
+			this.lease = lease;
+			this.job = job;
+			this.lockAtLeastFor = lockAtLeastFor;
+			this.completion = completion;
+			this.finished = finished;
+			Duration period = (job.lockAtMostFor().compareTo(MIN_COMPLETION_RETRY_PERIOD) > 0) ? job.lockAtMostFor()
+					: MIN_COMPLETION_RETRY_PERIOD;
+			this.giveUpAt = this.since + ActiveRun.saturatedNanos(period);
+		}
+
+		String key() {
+			return this.lease.leaseToken() + "/" + this.lease.fencingToken();
+		}
+
+		/**
+		 * Try once to record the completion.
+		 * @return whether the store answered definitively
+		 */
+		boolean attempt() {
+			this.attempts++;
+			boolean recorded;
+			try {
+				recorded = ClusterSingletonExecutor.this.backend.completeRun(this.lease, this.lockAtLeastFor,
+						this.completion);
+			}
+			catch (RuntimeException ex) {
+				this.lastFailure = ex;
+				if (this.attempts == 1) {
+					logger.warn("cluster-singleton could not record the end of job '" + this.job.name() + "'"
+							+ describeSlot(this.lease.slot()) + " (fencingToken=" + this.lease.fencingToken() + ", "
+							+ describeState() + ") in the " + ClusterSingletonExecutor.this.backend.id()
+							+ " lease store; trying again every " + completionRetryPauseMillis() + " ms"
+							+ (recovers() ? ", and this node does not claim the job meanwhile" : "") + ": "
+							+ describeFailure(ex), logger.isDebugEnabled() ? ex : null);
+				}
+				else {
+					logger.debug("cluster-singleton could not record the end of job '" + this.job.name()
+							+ "' (fencingToken=" + this.lease.fencingToken() + "); trying again", ex);
+				}
+				return false;
+			}
+			if (this.attempts > 1) {
+				RunRecord run = this.finished;
+				if (run != null) {
+					// the ledger's write at the end of the run most likely failed with
+					// the
+					// store: the run ended as it says, whoever took the job over since
+					ClusterSingletonExecutor.this.ledger.record(run);
+				}
+				if (recorded) {
+					logger.info("cluster-singleton recorded the end of job '" + this.job.name() + "'"
+							+ describeSlot(this.lease.slot()) + " (fencingToken=" + this.lease.fencingToken() + ", "
+							+ describeState() + ") after " + this.attempts + " attempts over "
+							+ Duration.ofNanos(System.nanoTime() - this.since));
+				}
+			}
+			if (!recorded) {
+				String message = "cluster-singleton could not record the end of job '" + this.job.name() + "'"
+						+ describeSlot(this.lease.slot()) + " (fencingToken=" + this.lease.fencingToken() + ", "
+						+ describeState() + "): another claim took the job over first";
+				if (recovers()) {
+					logger.warn(message + " and may run the slot again (recovery="
+							+ describe(this.job.policies().recovery()) + ")");
+				}
+				else {
+					// without a recovery policy nobody runs the slot again
+					logger.debug(message);
+				}
+			}
+			return true;
+		}
+
+		/**
+		 * Whether the job's policy runs a run again that the store still records as
+		 * running.
+		 */
+		boolean recovers() {
+			return this.job.policies().claimPolicy().recoverLost();
+		}
+
+		/**
+		 * One retry from the background: stop on a definitive answer, or after the
+		 * give-up time.
+		 */
+		void retry() {
+			if (attempt()) {
+				done();
+				return;
+			}
+			if (System.nanoTime() - this.giveUpAt >= 0) {
+				done();
+				giveUp("the store did not answer for "
+						+ Duration.ofNanos(System.nanoTime() - this.since).truncatedTo(ChronoUnit.SECONDS));
+			}
+		}
+
+		void done() {
+			ClusterSingletonExecutor.this.undeliveredCompletions.remove(key(), this);
+			ScheduledFuture<?> scheduled = this.future;
+			if (scheduled != null) {
+				scheduled.cancel(false);
+			}
+		}
+
+		void giveUp(String reason) {
+			RuntimeException failure = this.lastFailure;
+			logger.warn("cluster-singleton gave up recording the end of job '" + this.job.name() + "'"
+					+ describeSlot(this.lease.slot()) + " (fencingToken=" + this.lease.fencingToken() + ", "
+					+ describeState() + ") after " + this.attempts + " attempts: " + reason
+					+ (this.job.policies().claimPolicy().recoverLost()
+							? "; another node may run the slot again (recovery="
+									+ describe(this.job.policies().recovery()) + ")"
+							: "")
+					+ ((failure != null) ? ": " + describeFailure(failure) : ""));
+		}
+
+		private String describeState() {
+			RunState state = this.completion.state();
+			return (state != null) ? state.value() : "released";
+		}
+
 	}
 
 	private static String describe(Enum<?> policy) {
@@ -1373,6 +1682,27 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (!this.running.isEmpty()) {
 			logger.warn("cluster-singleton is shutting down while " + this.running.size()
 					+ " job(s) still run; their leases are no longer renewed");
+		}
+		// completions the store has not taken yet: keep trying within the same grace
+		// period
+		while (!this.undeliveredCompletions.isEmpty() && deadline - System.nanoTime() > 0) {
+			try {
+				TimeUnit.MILLISECONDS.sleep(Math.min(50, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		synchronized (this.undeliveredCompletions) {
+			ScheduledExecutorService retries = this.completionRetries;
+			if (retries != null) {
+				retries.shutdownNow();
+			}
+			for (UndeliveredCompletion undelivered : this.undeliveredCompletions.values()) {
+				undelivered.done();
+				undelivered.giveUp("this node shut down");
+			}
 		}
 		this.watchdog.close();
 		ScheduledExecutorService background = this.background;

@@ -58,6 +58,12 @@ public final class LeaderElection implements ClusterLeadership {
 
 	private volatile boolean closed;
 
+	/**
+	 * Until when (System.nanoTime) this node does not ask for the leader lease after it
+	 * stepped down, or 0.
+	 */
+	private volatile long standAsideUntilNanos;
+
 	LeaderElection(LeaseBackend backend, String owner, String leaseName, Duration ttl, Listener listener) {
 		this.backend = backend;
 		this.owner = owner;
@@ -102,6 +108,10 @@ public final class LeaderElection implements ClusterLeadership {
 	 */
 	void attempt() {
 		if (this.lease != null || this.closed) {
+			return;
+		}
+		long standAsideUntil = this.standAsideUntilNanos;
+		if (standAsideUntil != 0 && System.nanoTime() - standAsideUntil < 0) {
 			return;
 		}
 		LeaseRequest request = new LeaseRequest(this.leaseName, this.owner, ClusterSingletonExecutor.newLeaseToken(),
@@ -184,6 +194,23 @@ public final class LeaderElection implements ClusterLeadership {
 			revoke(lease, "the application is shutting down");
 			release(lease);
 		}
+	}
+
+	/**
+	 * Give up the lead because this node cannot run the jobs (the store refuses its
+	 * slots), and stay out of the election for three lease TTLs, so that another node
+	 * takes over within about one TTL. A node that still cannot run them when it leads
+	 * again steps down again.
+	 * @param reason why, for the log and the revocation event
+	 */
+	void stepDown(String reason) {
+		HeldLease lease = this.lease;
+		if (lease == null || this.closed) {
+			return;
+		}
+		this.standAsideUntilNanos = System.nanoTime() + this.ttl.multipliedBy(3).toNanos();
+		revoke(lease, reason);
+		release(lease);
 	}
 
 	private void release(HeldLease lease) {

@@ -95,6 +95,11 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 */
 	static final int MAX_LEASES_PER_CALL = 1000;
 
+	/**
+	 * The longest wait for replicas by default, see {@link #setMinReplicas}.
+	 */
+	public static final Duration DEFAULT_MAX_REPLICA_WAIT = Duration.ofSeconds(1);
+
 	private static final Log logger = LogFactory.getLog(RedisLeaseBackend.class);
 
 	private final RedisScriptExecutor executor;
@@ -110,6 +115,10 @@ public class RedisLeaseBackend implements LeaseBackend {
 	private final RedisRunLedger runLedger;
 
 	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
+
+	private volatile int minReplicas;
+
+	private volatile Duration maxReplicaWait = DEFAULT_MAX_REPLICA_WAIT;
 
 	/**
 	 * Create a new instance with the {@link #DEFAULT_KEY_PREFIX default key prefix}.
@@ -156,6 +165,65 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 */
 	public RedisScriptExecutor getExecutor() {
 		return this.executor;
+	}
+
+	/**
+	 * Make every write that grants or extends a lease or raises a fencing token (an
+	 * acquisition, {@link #startRun}, a renewal) wait ({@code WAIT}) until
+	 * {@code minReplicas} replicas of the master acknowledged it. A grant that is not
+	 * acknowledged in time is released and fails with an exception (the acquisition's
+	 * outcome is {@code error}); a renewal that is not acknowledged fails as if Redis had
+	 * not answered, so the lease's local deadline only moves with acknowledged renewals.
+	 * The wait is at most a quarter of the lease TTL and at most {@code maxWait}.
+	 * @param minReplicas the number of replicas, 0 (the default) to wait for none
+	 * @param maxWait the longest wait
+	 * @since 0.4.0
+	 */
+	public void setMinReplicas(int minReplicas, Duration maxWait) {
+		Assert.isTrue(minReplicas >= 0, "'minReplicas' must not be negative");
+		Assert.isTrue(maxWait != null && !maxWait.isNegative() && !maxWait.isZero(), "'maxWait' must be positive");
+		this.minReplicas = minReplicas;
+		this.maxReplicaWait = maxWait;
+	}
+
+	/**
+	 * Return the number of replicas every grant waits for.
+	 * @return the number of replicas, 0 for none
+	 * @since 0.4.0
+	 */
+	public int getMinReplicas() {
+		return this.minReplicas;
+	}
+
+	/**
+	 * Run a script that grants, extends or fences; with {@link #setMinReplicas min
+	 * replicas}, followed by {@code WAIT}.
+	 * @return the reply, and whether enough replicas acknowledged it (always with none
+	 * required)
+	 */
+	private Replication execute(RedisLeaseScript script, List<String> keys, List<String> args, @Nullable Duration ttl) {
+		int replicas = this.minReplicas;
+		if (replicas <= 0) {
+			return new Replication(this.executor.execute(script, keys, args), -1, true);
+		}
+		Duration wait = this.maxReplicaWait;
+		if (ttl != null && ttl.dividedBy(4).compareTo(wait) < 0) {
+			wait = ttl.dividedBy(4);
+		}
+		RedisScriptExecutor.Replicated replicated = this.executor.executeAndWait(script, keys, args, replicas,
+				wait.isZero() ? Duration.ofMillis(1) : wait);
+		return new Replication(replicated.reply(), replicated.acknowledged(), replicated.acknowledged() >= replicas);
+	}
+
+	private record Replication(List<Object> reply, long acknowledged, boolean enough) {
+
+	}
+
+	private IllegalStateException notReplicated(String jobName, String what, Replication replication) {
+		return new IllegalStateException("cluster-singleton: only " + replication.acknowledged()
+				+ " Redis replica(s) acknowledged the " + what + " of job '" + jobName + "' in time, "
+				+ "cluster-singleton.redis.min-replicas is " + this.minReplicas + "; released it, not running "
+				+ "(a lease only the master knows could be lost in a failover and granted again)");
 	}
 
 	/**
@@ -276,14 +344,20 @@ public class RedisLeaseBackend implements LeaseBackend {
 		Instant slot = request.slot();
 		Instant previousSlot = request.previousSlot();
 		ClaimPolicy policy = request.policy();
-		List<Object> reply = this.executor.execute(RedisLeaseScript.ACQUIRE,
+		Replication replication = execute(RedisLeaseScript.ACQUIRE,
 				List.of(leaseKey(request.jobName()), metaKey(request.jobName())),
 				List.of(request.owner(), request.leaseToken(), Long.toString(ttlMillis(request.ttl())),
 						(slot != null) ? Long.toString(slot.toEpochMilli()) : "",
 						Long.toString(request.slotTolerance().toMillis()), flag(policy.recoverLost()),
 						flag(policy.recoverFailed()), Integer.toString(policy.maxAttempts()), flag(policy.catchUp()),
 						(previousSlot != null) ? Long.toString(previousSlot.toEpochMilli()) : "",
-						flag(request.recovery())));
+						flag(request.recovery()), Long.toString(request.recoveryGrace().toMillis())),
+				request.ttl());
+		List<Object> reply = replication.reply();
+		if (asLong(element(reply, 0)) == 1 && !replication.enough()) {
+			releaseUnreplicated(request.jobName(), request.leaseToken());
+			throw notReplicated(request.jobName(), "acquisition", replication);
+		}
 		if (asLong(element(reply, 0)) == 1) {
 			observeStoreTime(element(reply, 2));
 			long fence = asLong(element(reply, 1));
@@ -299,6 +373,21 @@ public class RedisLeaseBackend implements LeaseBackend {
 			return (holder != null) ? AcquireResult.held(holder) : AcquireResult.nothingPending();
 		}
 		return AcquireResult.notAcquired(request, holder, asInstant(element(reply, 2)), storeTime);
+	}
+
+	/**
+	 * Release a grant that too few replicas acknowledged, best effort: the release is
+	 * owner-checked, and a lease left behind expires at the end of its TTL.
+	 */
+	private void releaseUnreplicated(String jobName, String leaseToken) {
+		try {
+			this.executor.execute(RedisLeaseScript.RELEASE, List.of(leaseKey(jobName), metaKey(jobName)),
+					List.of(leaseToken, "0", "", "0"));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton could not release the unreplicated lease of job '" + jobName
+					+ "'; it expires at the end of its TTL", ex);
+		}
 	}
 
 	private static @Nullable SlotRun slotRun(@Nullable Object slot, @Nullable Object attempt, @Nullable Object state) {
@@ -319,9 +408,14 @@ public class RedisLeaseBackend implements LeaseBackend {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.notNull(slot, "'slot' must not be null");
 		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
-		List<Object> reply = this.executor.execute(RedisLeaseScript.START_RUN,
+		Replication replication = execute(RedisLeaseScript.START_RUN,
 				List.of(leaseKey(lease.jobName()), metaKey(lease.jobName())),
-				List.of(lease.leaseToken(), Long.toString(slot.toEpochMilli()), Integer.toString(attempt)));
+				List.of(lease.leaseToken(), Long.toString(slot.toEpochMilli()), Integer.toString(attempt)), null);
+		List<Object> reply = replication.reply();
+		if (asLong(element(reply, 0)) == 1 && !replication.enough()) {
+			releaseUnreplicated(lease.jobName(), lease.leaseToken());
+			throw notReplicated(lease.jobName(), "new run", replication);
+		}
 		return (asLong(element(reply, 0)) == 1) ? OptionalLong.of(asLong(element(reply, 1))) : OptionalLong.empty();
 	}
 
@@ -475,7 +569,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		String ttlMillis = Long.toString(ttlMillis(ttl));
 		if (!this.perSlot) {
 			try {
-				return renewInChunks(distinct, ttlMillis);
+				return renewInChunks(distinct, ttlMillis, ttl);
 			}
 			catch (RuntimeException ex) {
 				if (!RedisErrors.isCrossSlot(ex)) {
@@ -498,7 +592,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		boolean answered = false;
 		for (List<HeldLease> group : bySlot.values()) {
 			try {
-				Set<String> groupRenewed = renewInChunks(group, ttlMillis);
+				Set<String> groupRenewed = renewInChunks(group, ttlMillis, ttl);
 				answered = true;
 				renewed.addAll(groupRenewed);
 				for (HeldLease lease : group) {
@@ -525,7 +619,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		return renewed;
 	}
 
-	private Set<String> renewInChunks(List<HeldLease> leases, String ttlMillis) {
+	private Set<String> renewInChunks(List<HeldLease> leases, String ttlMillis, Duration ttl) {
 		Set<String> renewed = new HashSet<>();
 		for (int from = 0; from < leases.size(); from += MAX_LEASES_PER_CALL) {
 			List<HeldLease> chunk = leases.subList(from, Math.min(from + MAX_LEASES_PER_CALL, leases.size()));
@@ -536,7 +630,16 @@ public class RedisLeaseBackend implements LeaseBackend {
 				keys.add(leaseKey(lease.jobName()));
 				args.add(lease.leaseToken());
 			}
-			List<Object> reply = this.executor.execute(RedisLeaseScript.RENEW, keys, args);
+			Replication replication = execute(RedisLeaseScript.RENEW, keys, args, ttl);
+			List<Object> reply = replication.reply();
+			if (!replication.enough() && reply.size() > 1) {
+				// renewed on the master only: a failover now would bring back the
+				// previous
+				// expiry, so this renewal must not move the holder's deadline
+				throw new IllegalStateException("cluster-singleton: only " + replication.acknowledged()
+						+ " Redis replica(s) acknowledged the renewal of " + (reply.size() - 1)
+						+ " lease(s) in time, cluster-singleton.redis.min-replicas is " + this.minReplicas);
+			}
 			// the server's clock first, then the positions of the renewed leases
 			observeStoreTime(element(reply, 0));
 			for (Object position : reply.subList(Math.min(1, reply.size()), reply.size())) {
@@ -553,6 +656,18 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	@Override
 	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		completeRun(lease, lockAtLeastFor, completion);
+	}
+
+	/**
+	 * Record how a run ended by the run's token, which the meta hash keeps
+	 * ({@code run_token}) after the lease hash expired, and by its fencing token: only
+	 * while the meta hash's {@code fence} is still the run's (a later run started under
+	 * the same token has already ended it); and release the lease if it still carries the
+	 * token; one {@code release.lua} call.
+	 */
+	@Override
+	public boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
@@ -560,11 +675,13 @@ public class RedisLeaseBackend implements LeaseBackend {
 		List<Object> reply = this.executor.execute(RedisLeaseScript.RELEASE,
 				List.of(leaseKey(lease.jobName()), metaKey(lease.jobName())),
 				List.of(lease.leaseToken(), Long.toString(lockAtLeastFor.toMillis()),
-						(state != null) ? state.value() : "", Long.toString(completion.retryDelay().toMillis())));
+						(state != null) ? state.value() : "", Long.toString(completion.retryDelay().toMillis()),
+						Long.toString(lease.fencingToken())));
 		if (logger.isDebugEnabled() && asLong(element(reply, 0)) == 0) {
 			logger.debug("cluster-singleton did not release the lease of job '" + lease.jobName()
 					+ "': it no longer carries this run's token");
 		}
+		return reply.size() < 2 || asLong(element(reply, 1)) == 1;
 	}
 
 	@Override

@@ -39,10 +39,25 @@ public enum RedisLeaseScript {
 	 * Acquire a lease, by a first or a recovery claim: {@code KEYS} lease and meta key;
 	 * {@code ARGV} owner, lease token, TTL in milliseconds, slot in epoch milliseconds or
 	 * {@code ''}, slot tolerance in milliseconds, then the claim policy (recoverLost,
-	 * recoverFailed, maxAttempts, catchUp), the previous slot or {@code ''} and the
-	 * recovery flag.
+	 * recoverFailed, maxAttempts, catchUp), the previous slot or {@code ''}, the recovery
+	 * flag and the recovery grace in milliseconds.
 	 */
 	ACQUIRE("acquire.lua"),
+
+	/**
+	 * Phase 1 of a quorum acquisition, on one member: grant the lease and tell the fence
+	 * and last slot: {@code KEYS} lease and meta key; {@code ARGV} owner, lease token,
+	 * TTL in milliseconds, slot in epoch milliseconds or {@code ''}, slot tolerance in
+	 * milliseconds.
+	 */
+	QUORUM_GRANT("quorum-grant.lua"),
+
+	/**
+	 * Phase 2 of a quorum acquisition, on one member: raise the fence and the last slot
+	 * to the picked ones: {@code KEYS} lease and meta key; {@code ARGV} lease token,
+	 * fence, slot in epoch milliseconds or {@code ''}.
+	 */
+	QUORUM_COMMIT("quorum-commit.lua"),
 
 	/**
 	 * Start another run under a held lease: {@code KEYS} lease and meta key; {@code ARGV}
@@ -86,9 +101,10 @@ public enum RedisLeaseScript {
 	RENEW("renew.lua"),
 
 	/**
-	 * Release a lease: {@code KEYS} lease and meta key; {@code ARGV} lease token,
-	 * lockAtLeastFor in milliseconds, how the run ended ({@code succeeded},
-	 * {@code failed} or {@code ''}) and the retry delay in milliseconds.
+	 * Record how a run ended, by its token, and release its lease: {@code KEYS} lease and
+	 * meta key; {@code ARGV} lease token, lockAtLeastFor in milliseconds, how the run
+	 * ended ({@code succeeded}, {@code failed} or {@code ''}) and the retry delay in
+	 * milliseconds.
 	 */
 	RELEASE("release.lua"),
 

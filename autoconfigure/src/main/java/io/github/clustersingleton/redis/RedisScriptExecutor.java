@@ -16,6 +16,7 @@
 
 package io.github.clustersingleton.redis;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -46,6 +47,39 @@ public interface RedisScriptExecutor {
 	 * for integer replies
 	 */
 	List<Object> execute(RedisLeaseScript script, List<String> keys, List<String> args);
+
+	/**
+	 * Run a script that returns a Lua table, then wait ({@code WAIT}) until
+	 * {@code replicas} replicas of the master that ran it acknowledged its writes, or
+	 * {@code timeout} passed. The {@code WAIT} goes over the connection that sent the
+	 * script, right after it, so that it covers the script's writes and blocks no other
+	 * caller.
+	 * @param script the script
+	 * @param keys the keys the script touches, as for {@link #execute}
+	 * @param args the arguments ({@code ARGV})
+	 * @param replicas the number of replicas to wait for (at least 1)
+	 * @param timeout the longest wait
+	 * @return the script's reply and the number of replicas that acknowledged
+	 * @throws UnsupportedOperationException when this client cannot send {@code WAIT} on
+	 * the script's connection
+	 * @since 0.4.0
+	 */
+	default Replicated executeAndWait(RedisLeaseScript script, List<String> keys, List<String> args, int replicas,
+			Duration timeout) {
+		throw new UnsupportedOperationException(
+				this + " cannot wait for Redis replicas " + "(cluster-singleton.redis.min-replicas)");
+	}
+
+	/**
+	 * The reply of a script followed by {@code WAIT}.
+	 *
+	 * @param reply the elements of the script's reply, as {@link #execute} returns them
+	 * @param acknowledged the number of replicas that acknowledged the script's writes
+	 * @since 0.4.0
+	 */
+	record Replicated(List<Object> reply, long acknowledged) {
+
+	}
 
 	/**
 	 * Load a script into the server's script cache ({@code SCRIPT LOAD}), on every master

@@ -16,12 +16,17 @@
 
 package io.github.clustersingleton.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 
+import org.redisson.api.BatchOptions;
+import org.redisson.api.BatchResult;
+import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
@@ -37,8 +42,9 @@ import org.springframework.util.Assert;
  * {@link RedisScriptExecutor} over a {@link RedissonClient}: scripts run through
  * {@link RScript#evalSha} with the {@link StringCodec}, in {@link Mode#READ_WRITE
  * read-write mode} (so always on a master, whatever the client's {@code readMode}),
- * routed by their first key. On {@code NOSCRIPT} the script is loaded with
- * {@link RScript#scriptLoad} (on every master) and run again.
+ * routed by their first key. On {@code NOSCRIPT} the script is loaded on the master that
+ * answered so (not on every node: a replica that does not answer must not fail the call)
+ * and run again.
  * <p>
  * Timeouts and retries are the client's ({@code timeout}, {@code retryAttempts},
  * {@code retryDelay}): keep their product well below the lease TTL.
@@ -74,7 +80,7 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 			if (!RedisErrors.isNoScript(ex)) {
 				throw ex;
 			}
-			load(script);
+			load(script, keys.get(0));
 			return evalSha(script, keyList, values);
 		}
 	}
@@ -85,9 +91,69 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 		return (result != null) ? result : List.of();
 	}
 
+	/**
+	 * Run the script in an {@link RBatch} whose options
+	 * {@link BatchOptions#sync(int, Duration) sync} replicas: Redisson sends {@code WAIT}
+	 * right after the script, on the same connection to the master that ran it (per
+	 * master in a Redis Cluster).
+	 */
+	@Override
+	public Replicated executeAndWait(RedisLeaseScript script, List<String> keys, List<String> args, int replicas,
+			Duration timeout) {
+		Assert.notEmpty(keys, "'keys' must not be empty");
+		Assert.isTrue(replicas > 0, "'replicas' must be positive");
+		List<Object> keyList = new ArrayList<>(keys);
+		Object[] values = args.toArray();
+		try {
+			return evalShaAndWait(script, keyList, values, replicas, timeout);
+		}
+		catch (RuntimeException ex) {
+			if (!RedisErrors.isNoScript(ex)) {
+				throw ex;
+			}
+			load(script, keys.get(0));
+			return evalShaAndWait(script, keyList, values, replicas, timeout);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private Replicated evalShaAndWait(RedisLeaseScript script, List<Object> keys, Object[] values, int replicas,
+			Duration timeout) {
+		RBatch batch = this.redisson.createBatch(BatchOptions.defaults().sync(replicas, timeout));
+		batch.getScript(StringCodec.INSTANCE)
+			.evalShaAsync((String) keys.get(0), Mode.READ_WRITE, script.getSha1(), ReturnType.LIST, keys, values);
+		BatchResult<?> result = batch.execute();
+		Object reply = result.getResponses().isEmpty() ? null : result.getResponses().get(0);
+		return new Replicated((reply != null) ? (List<Object>) reply : List.of(), result.getSyncedSlaves());
+	}
+
+	/**
+	 * Load a script on every node the client knows, replicas included (Redisson's
+	 * {@link RScript#scriptLoad(String)}).
+	 */
 	@Override
 	public void load(RedisLeaseScript script) {
 		String sha1 = this.script.scriptLoad(script.getSource());
+		checkSha1(script, sha1);
+	}
+
+	/**
+	 * Load a script on the master that serves {@code key}, the one that answered
+	 * {@code NOSCRIPT}: loading it on every node would fail, and with it the call, while
+	 * any replica anywhere does not answer.
+	 */
+	private void load(RedisLeaseScript script, String key) {
+		String sha1;
+		try {
+			sha1 = this.script.scriptLoadAsync(key, script.getSource()).toCompletableFuture().join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+		}
+		checkSha1(script, sha1);
+	}
+
+	private static void checkSha1(RedisLeaseScript script, String sha1) {
 		Assert.state(script.getSha1().equalsIgnoreCase(sha1), () -> "Redis returned SHA-1 " + sha1 + " for "
 				+ script.getFileName() + ", expected " + script.getSha1());
 	}

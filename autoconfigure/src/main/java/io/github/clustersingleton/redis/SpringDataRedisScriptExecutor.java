@@ -17,18 +17,30 @@
 package io.github.clustersingleton.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
 
 /**
  * {@link RedisScriptExecutor} over Spring Data Redis: scripts run through a
@@ -45,6 +57,9 @@ import org.springframework.util.Assert;
  * @since 0.1.0
  */
 public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisFuture",
+			SpringDataRedisScriptExecutor.class.getClassLoader());
 
 	private final StringRedisTemplate template;
 
@@ -69,6 +84,93 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 		Assert.notEmpty(keys, "'keys' must not be empty");
 		List<Object> result = this.template.execute(this.scripts.get(script), keys, args.toArray());
 		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Send {@code EVALSHA} and {@code WAIT} in one pipeline: a pipeline runs on a
+	 * connection of its own (with Lettuce, a dedicated connection instead of the shared
+	 * one), so the {@code WAIT} covers the script's writes and blocks nobody else. On
+	 * {@code NOSCRIPT} the script is loaded and the pipeline sent again. Not available on
+	 * a Redis Cluster connection, which has no pipelines.
+	 */
+	@Override
+	@SuppressWarnings("unchecked")
+	public Replicated executeAndWait(RedisLeaseScript script, List<String> keys, List<String> args, int replicas,
+			Duration timeout) {
+		Assert.notEmpty(keys, "'keys' must not be empty");
+		Assert.isTrue(replicas > 0, "'replicas' must be positive");
+		byte[] sha1 = script.getSha1().getBytes(StandardCharsets.UTF_8);
+		List<byte[]> keysAndArgs = new ArrayList<>(keys.size() + args.size());
+		keys.forEach((key) -> keysAndArgs.add(key.getBytes(StandardCharsets.UTF_8)));
+		args.forEach((arg) -> keysAndArgs.add(arg.getBytes(StandardCharsets.UTF_8)));
+		byte[][] params = keysAndArgs.toArray(new byte[0][]);
+		byte[] replicaCount = Integer.toString(replicas).getBytes(StandardCharsets.UTF_8);
+		byte[] timeoutMillis = Long.toString(Math.max(1, timeout.toMillis())).getBytes(StandardCharsets.UTF_8);
+		Object[] waitReply = new Object[1];
+		if (Boolean.TRUE.equals(this.template
+			.execute((RedisCallback<Boolean>) (connection) -> connection instanceof RedisClusterConnection))) {
+			throw new UnsupportedOperationException("Spring Data Redis has no pipelines on a Redis Cluster "
+					+ "connection, so cluster-singleton cannot send WAIT after its scripts there "
+					+ "(cluster-singleton.redis.min-replicas): use a RedissonClient for a Redis Cluster");
+		}
+		RedisCallback<Object> callback = (connection) -> {
+			waitReply[0] = null;
+			connection.scriptingCommands().evalSha(sha1, ReturnType.MULTI, keys.size(), params);
+			if (LETTUCE_PRESENT && LettuceWait.isLettuce(connection)) {
+				// Spring Data reads WAIT's integer reply as bytes with Lettuce: send it
+				// natively,
+				// on the pipeline's connection, after the script
+				// and read its reply before the pipeline ends and gives its connection
+				// back
+				waitReply[0] = LettuceWait.waitForReplication(connection, replicas, timeout);
+			}
+			else {
+				connection.execute("WAIT", replicaCount, timeoutMillis);
+			}
+			return null;
+		};
+		List<Object> results;
+		try {
+			results = this.template.executePipelined(callback);
+		}
+		catch (RuntimeException ex) {
+			if (!RedisErrors.isNoScript(ex)) {
+				throw ex;
+			}
+			load(script);
+			results = this.template.executePipelined(callback);
+		}
+		Object reply = (results.size() > 0) ? results.get(0) : null;
+		Object acknowledged = (waitReply[0] != null) ? waitReply[0] : (results.size() > 1) ? results.get(1) : null;
+		return new Replicated((reply instanceof List<?> list) ? (List<Object>) list : List.of(),
+				RedisLeaseBackend.asLong(acknowledged));
+	}
+
+	/**
+	 * {@code WAIT} through Lettuce's own API, kept apart so that this class loads without
+	 * Lettuce (with Jedis).
+	 */
+	private static final class LettuceWait {
+
+		static boolean isLettuce(RedisConnection connection) {
+			return connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?>;
+		}
+
+		static Object waitForReplication(RedisConnection connection, int replicas, Duration timeout) {
+			RedisFuture<Long> future = ((RedisClusterAsyncCommands<?, ?>) connection.getNativeConnection())
+				.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+			try {
+				return future.get(timeout.toMillis() + 60_000, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while reading the reply of WAIT", ex);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				throw new IllegalStateException("WAIT failed: " + ex.getMessage(), ex);
+			}
+		}
+
 	}
 
 	@Override

@@ -11,7 +11,8 @@ CREATE TABLE IF NOT EXISTS cluster_singleton_lease (
 	run_slot DATETIME(6) NULL,
 	attempt INT NULL,
 	run_state VARCHAR(16) NULL,
-	retry_at DATETIME(6) NULL
+	retry_at DATETIME(6) NULL,
+	recover_at DATETIME(6) NULL
 ) ENGINE = InnoDB;
 
 -- The run ledger: one record per run (attempt) of a job, keyed by job and fencing token.

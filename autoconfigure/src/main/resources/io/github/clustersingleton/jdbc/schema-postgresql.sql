@@ -9,7 +9,8 @@ CREATE TABLE IF NOT EXISTS cluster_singleton_lease (
 	run_slot TIMESTAMP WITH TIME ZONE,
 	attempt INT,
 	run_state VARCHAR(16),
-	retry_at TIMESTAMP WITH TIME ZONE
+	retry_at TIMESTAMP WITH TIME ZONE,
+	recover_at TIMESTAMP WITH TIME ZONE
 );
 
 -- The run ledger: one record per run (attempt) of a job, keyed by job and fencing token.

@@ -3,8 +3,9 @@
 --
 -- KEYS[1]  the lease hash {<prefix>:<name>}:lease (owner, token, acquired_at), which
 --          expires by itself (PEXPIREAT, judged by this server's clock)
--- KEYS[2]  the meta hash {<prefix>:<name>}:meta (fence, last_slot, and once a slot was
---          claimed run_slot, attempt, run_state, retry_at), which never expires
+-- KEYS[2]  the meta hash {<prefix>:<name>}:meta (fence, last_slot, run_token, and once a
+--          slot was claimed run_slot, attempt, run_state, retry_at, recover_at), which
+--          never expires
 -- ARGV[1]  the owner (node id)
 -- ARGV[2]  the lease token of this acquisition
 -- ARGV[3]  the TTL in milliseconds
@@ -17,6 +18,7 @@
 -- ARGV[9]  the policy's catchUp, '1' or '0' (missing: '0')
 -- ARGV[10] the cron slot before ARGV[4] in epoch milliseconds, or '' for none
 -- ARGV[11] '1' for a recovery claim (ARGV[4] is then ''), else '0' (missing: '0')
+-- ARGV[12] the recovery grace in milliseconds (missing: 0)
 --
 -- Work is pending on the row (predicate P, evaluated on the row as it is before the
 -- claim, false while run_slot is unset) when
@@ -33,16 +35,23 @@
 -- take over. A claim without a slot never touches the run fields. A recovery claim succeeds only
 -- when there is no live lease and P holds (as for a later claim: a failed run needs
 -- retry_at <= now); it never moves last_slot nor the run fields.
+-- A run still recorded as running that recoverLost would run again (attempt < maxAttempts)
+-- may have ended without its completion reaching Redis yet (release.lua records it by
+-- run_token, which outlives the lease). The first recovery claim that finds it only marks
+-- it (recover_at = now + ARGV[12]) and fails; a claim, first or recovery, takes it over
+-- only at or after recover_at, and fails meanwhile, as while the lease is live.
+-- Every successful claim sets run_token to its lease token and clears recover_at.
 --
 -- Returns {1, fence, now} when acquired without an active policy,
 -- {1, fence, now, last_slot, run_slot, attempt, run_state} when acquired under one (the
 -- values after the claim, '' standing for none), else {0, holder or '', last_slot or '',
 -- now}, with now this server's clock in epoch milliseconds. Nothing is written unless
--- acquired.
+-- acquired, except a recovery claim's mark.
 -- TIME in a script is safe: Redis 5+ replicates a script's effects, not the script.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at')
+local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at',
+  'recover_at')
 local last_slot = meta[1]
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('HGET', KEYS[1], 'owner') or '', last_slot or '', now}
@@ -77,9 +86,26 @@ local function pending(first)
   return catch_up and first and previous_slot ~= nil and last ~= nil and last < previous_slot
 end
 
+-- a run that may have ended without its completion reaching Redis yet: taken over only
+-- once a recovery claim marked it and the grace has passed
+local function awaits_grace()
+  if not (recover_lost and tonumber(meta[2]) and meta[4] == 'running'
+      and (tonumber(meta[3]) or 1) < max_attempts) then
+    return false
+  end
+  local recover_at = tonumber(meta[6])
+  return recover_at == nil or recover_at > now
+end
+
 local is_pending = false
 if recovery then
   if not (active and pending(false)) then
+    return {0, '', last_slot or '', now}
+  end
+  if awaits_grace() then
+    if not meta[6] then
+      redis.call('HSET', KEYS[2], 'recover_at', string.format('%.0f', now + (tonumber(ARGV[12] or '0') or 0)))
+    end
     return {0, '', last_slot or '', now}
   end
 else
@@ -92,9 +118,14 @@ else
     end
   end
   is_pending = active and pending(true)
+  if is_pending and awaits_grace() then
+    return {0, '', last_slot or '', now}
+  end
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', ARGV[2], 'acquired_at', string.format('%.0f', now))
 redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
+redis.call('HSET', KEYS[2], 'run_token', ARGV[2])
+redis.call('HDEL', KEYS[2], 'recover_at')
 if not recovery and slot ~= '' then
   redis.call('HSET', KEYS[2], 'last_slot', slot)
   last_slot = slot

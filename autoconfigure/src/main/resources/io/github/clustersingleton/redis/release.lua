@@ -1,25 +1,37 @@
--- cluster-singleton: release a lease if it still carries its token, and record how the
--- run under it ended.
+-- cluster-singleton: record how a run ended, by its token, and release its lease if it
+-- still carries that token.
 --
 -- KEYS[1]  the lease hash {<prefix>:<name>}:lease
 -- KEYS[2]  the meta hash {<prefix>:<name>}:meta (optional without ARGV[3])
--- ARGV[1]  the lease token
+-- ARGV[1]  the lease token of the run
 -- ARGV[2]  lockAtLeastFor in milliseconds
 -- ARGV[3]  how the run ended: 'succeeded', 'failed', or '' (or missing) to leave the
 --          run fields alone
 -- ARGV[4]  for 'failed', the retry delay in milliseconds
+-- ARGV[5]  the fencing token of the run (optional: without it, the run under the token is
+--          recorded whatever its fence)
 --
--- When the acquisition was less than lockAtLeastFor ago (this server's clock), the lease
--- is kept until acquired_at + lockAtLeastFor, without its token, so that a renewal still
--- on its way (sent by the watchdog before the run ended) cannot extend it; otherwise it is
--- deleted. Only when the token matched, run_state becomes ARGV[3], with retry_at = now +
--- ARGV[4] for 'failed' and no retry_at for 'succeeded'. The fencing token and last slot
--- are never touched.
--- Returns {0} when the lease was not ours, {1} when deleted, {2} when kept.
+-- The run is recorded while the meta hash's run_token (set by every claim) is still the
+-- run's token, even after the lease expired and its hash is gone: no other claim has taken
+-- the job since. (A lease that still carries the token counts too: its claim was made
+-- before run_token existed.) Then run_state becomes ARGV[3], with retry_at = now + ARGV[4]
+-- for 'failed' and no retry_at for 'succeeded', and a recovery mark (recover_at) is
+-- cleared. Otherwise the completion is superseded and nothing is recorded. Recording the
+-- same completion again is harmless.
+-- Only the run whose fencing token is ARGV[5] is recorded: when the meta hash's fence has
+-- moved on to a later run under the same token (start-run.lua, whose reply the caller may
+-- not have seen), that start already ended this run, and the later run must not be recorded
+-- as ended by this one's completion: the run fields stay, and the answer is still recorded
+-- (nothing left to record); the lease is released as below.
+-- The lease itself, only if it still carries the token: when the acquisition was less than
+-- lockAtLeastFor ago (this server's clock), it is kept until acquired_at + lockAtLeastFor,
+-- without its token, so that a renewal still on its way (sent by the watchdog before the run
+-- ended) cannot extend it; otherwise it is deleted. The fencing token and last slot are
+-- never touched.
+-- Returns {released, recorded}: released is 0 when the lease was not ours, 1 when deleted,
+-- 2 when kept; recorded is 1 when the completion was recorded (or had nothing to record),
+-- 0 when it was superseded.
 local lease = redis.call('HMGET', KEYS[1], 'token', 'acquired_at')
-if lease[1] ~= ARGV[1] then
-  return {0}
-end
 local now = nil
 local function clock()
   if not now then
@@ -29,12 +41,28 @@ local function clock()
   return now
 end
 local state = ARGV[3] or ''
-if state == 'succeeded' then
-  redis.call('HSET', KEYS[2], 'run_state', 'succeeded')
-  redis.call('HDEL', KEYS[2], 'retry_at')
-elseif state == 'failed' then
-  redis.call('HSET', KEYS[2], 'run_state', 'failed', 'retry_at',
-    string.format('%.0f', clock() + (tonumber(ARGV[4]) or 0)))
+local recorded = 1
+if state ~= '' then
+  if lease[1] == ARGV[1] or redis.call('HGET', KEYS[2], 'run_token') == ARGV[1] then
+    local run_fence = tonumber(ARGV[5] or '')
+    if run_fence and tonumber(redis.call('HGET', KEYS[2], 'fence')) ~= run_fence then
+      -- a later run under this token has started: nothing of this run left to record
+      state = ''
+    end
+    if state == 'succeeded' then
+      redis.call('HSET', KEYS[2], 'run_state', 'succeeded')
+      redis.call('HDEL', KEYS[2], 'retry_at', 'recover_at')
+    elseif state == 'failed' then
+      redis.call('HSET', KEYS[2], 'run_state', 'failed', 'retry_at',
+        string.format('%.0f', clock() + (tonumber(ARGV[4]) or 0)))
+      redis.call('HDEL', KEYS[2], 'recover_at')
+    end
+  else
+    recorded = 0
+  end
+end
+if lease[1] ~= ARGV[1] then
+  return {0, recorded}
 end
 local at_least = tonumber(ARGV[2])
 if at_least > 0 then
@@ -42,8 +70,8 @@ if at_least > 0 then
   if keep_until > clock() then
     redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', keep_until))
     redis.call('HDEL', KEYS[1], 'token')
-    return {2}
+    return {2, recorded}
   end
 end
 redis.call('DEL', KEYS[1])
-return {1}
+return {1, recorded}

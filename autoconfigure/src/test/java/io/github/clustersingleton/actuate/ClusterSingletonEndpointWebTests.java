@@ -16,6 +16,7 @@
 
 package io.github.clustersingleton.actuate;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,12 +24,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.actuate.WebTestApplication.WebJobs;
+import io.github.clustersingleton.test.TestStores;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,6 +50,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"management.endpoint.health.show-details=always" })
 @AutoConfigureRestTestClient
 class ClusterSingletonEndpointWebTests {
+
+	/**
+	 * The Redisson starter on the test class path connects when the context starts: to
+	 * the test Redis server, not to whatever answers on localhost:6379.
+	 */
+	@DynamicPropertySource
+	static void redisProperties(DynamicPropertyRegistry registry) {
+		URI url = URI.create(TestStores.redisUrl());
+		registry.add("spring.data.redis.host", url::getHost);
+		registry.add("spring.data.redis.port", url::getPort);
+	}
 
 	@Autowired
 	private RestTestClient client;

@@ -16,6 +16,7 @@
 
 package io.github.clustersingleton.actuate;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,6 +26,7 @@ import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.actuate.WebTestApplication.WebJobs;
 import io.github.clustersingleton.jdbc.JdbcLeaseBackend;
+import io.github.clustersingleton.test.TestStores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -34,6 +36,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,6 +56,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 @AutoConfigureRestTestClient
 @ExtendWith(OutputCaptureExtension.class)
 class ClusterSingletonEndpointWriteAccessWebTests {
+
+	/**
+	 * The Redisson starter on the test class path connects when the context starts: to
+	 * the test Redis server, not to whatever answers on localhost:6379.
+	 */
+	@DynamicPropertySource
+	static void redisProperties(DynamicPropertyRegistry registry) {
+		URI url = URI.create(TestStores.redisUrl());
+		registry.add("spring.data.redis.host", url::getHost);
+		registry.add("spring.data.redis.port", url::getPort);
+	}
 
 	@Autowired
 	private RestTestClient client;

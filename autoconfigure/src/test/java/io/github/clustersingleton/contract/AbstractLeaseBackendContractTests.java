@@ -35,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.clustersingleton.AcquireResult;
@@ -585,6 +586,27 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		return LeaseRequest.recovery(job, owner, UUID.randomUUID().toString(), ttl, policy);
 	}
 
+	/**
+	 * The TTL of the recovery claims that wait out the recovery grace (a quarter of it)
+	 * and then use the lease they took.
+	 */
+	private static final Duration RECOVERY_TTL = Duration.ofSeconds(4);
+
+	/**
+	 * Make a recovery claim until it takes the lease over: the first one that finds a run
+	 * still recorded as running only marks it, and a claim takes it once the grace after
+	 * the mark has passed.
+	 */
+	private AcquireResult awaitRecovered(LeaseRequest recovery) {
+		AtomicReference<AcquireResult> result = new AtomicReference<>();
+		await().atMost(PATIENCE).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(() -> {
+			AcquireResult attempt = backend().tryAcquire(recovery);
+			result.set(attempt);
+			return attempt.isAcquired();
+		});
+		return result.get();
+	}
+
 	private HeldLease held(LeaseRequest request, AcquireResult result) {
 		assertThat(result.outcome()).as("claim of %s by %s", request.jobName(), request.owner())
 			.isEqualTo(Outcome.ACQUIRED);
@@ -641,22 +663,33 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		int contenders = 8;
 		ExecutorService pool = Executors.newFixedThreadPool(contenders);
 		try {
+			// every contender claims until one of them has won (the first claims only
+			// mark
+			// the run, which is taken over once the recovery grace has passed)
 			CountDownLatch start = new CountDownLatch(1);
-			List<Future<AcquireResult>> results = new ArrayList<>();
+			AtomicReference<AcquireResult> someWin = new AtomicReference<>();
+			List<Future<List<AcquireResult>>> results = new ArrayList<>();
 			for (int i = 0; i < contenders; i++) {
 				String owner = "node-" + i;
 				results.add(pool.submit(() -> {
 					start.await();
-					return backend().tryAcquire(recoveryClaim(job, owner, LONG_TTL, RECOVER_LOST));
+					List<AcquireResult> wins = new ArrayList<>();
+					long deadline = System.nanoTime() + PATIENCE.toNanos();
+					while (someWin.get() == null && System.nanoTime() - deadline < 0) {
+						AcquireResult result = backend()
+							.tryAcquire(recoveryClaim(job, owner, RECOVERY_TTL, RECOVER_LOST));
+						if (result.isAcquired()) {
+							wins.add(result);
+							someWin.compareAndSet(null, result);
+						}
+					}
+					return wins;
 				}));
 			}
 			start.countDown();
 			List<AcquireResult> won = new ArrayList<>();
-			for (Future<AcquireResult> result : results) {
-				AcquireResult value = result.get(30, TimeUnit.SECONDS);
-				if (value.isAcquired()) {
-					won.add(value);
-				}
+			for (Future<List<AcquireResult>> result : results) {
+				won.addAll(result.get(30, TimeUnit.SECONDS));
 			}
 			assertThat(won).hasSize(1);
 			AcquireResult winner = won.get(0);
@@ -676,8 +709,8 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
 		long fence = held(first, backend().tryAcquire(first)).fencingToken();
 		awaitPending(job, RECOVER_LOST);
-		LeaseRequest recovery = recoveryClaim(job, "node-b", LONG_TTL, RECOVER_LOST);
-		HeldLease lease = held(recovery, backend().tryAcquire(recovery));
+		LeaseRequest recovery = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST);
+		HeldLease lease = held(recovery, awaitRecovered(recovery));
 		OptionalLong second = backend().startRun(lease, S1, 2);
 		assertThat(second).isPresent();
 		assertThat(second.getAsLong()).isGreaterThan(lease.fencingToken()).isGreaterThan(fence);
@@ -732,6 +765,11 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		String job = jobName("dead-then-next");
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
 		long fence = held(first, backend().tryAcquire(first)).fencingToken();
+		awaitPending(job, RECOVER_LOST);
+		// a recovery claim marks the run still recorded as running; once the grace after
+		// the mark has passed, a first claim of a later slot takes it over too
+		assertThat(backend().tryAcquire(recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_LOST)).isAcquired())
+			.isFalse();
 		LeaseRequest next = claim(job, "node-b", LONG_TTL, S2, RECOVER_LOST, S1);
 		AcquireResult result = awaitAcquired(next);
 		assertThat(result.fencingToken()).isGreaterThan(fence);
@@ -748,7 +786,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		held(first, backend().tryAcquire(first));
 		awaitPending(job, twoAttempts);
 		LeaseRequest recovery = recoveryClaim(job, "node-b", SHORT_TTL, twoAttempts);
-		HeldLease lease = held(recovery, backend().tryAcquire(recovery));
+		HeldLease lease = held(recovery, awaitRecovered(recovery));
 		assertThat(backend().startRun(lease, S1, 2)).isPresent();
 		// node-b dies too: its attempt 2 is the last one
 		awaitExpired(job);
@@ -865,6 +903,243 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		assertThat(result.lastSlot()).isEqualTo(S4);
 		assertThat(result.run()).as("S2 and S3 ran under the claims without a policy")
 			.isEqualTo(new SlotRun(S4, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void aCompletionThatArrivesAfterTheLeaseExpiredIsRecordedAndTheRunIsNotRecovered() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("late-completion");
+		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
+		HeldLease lease = held(first, backend().tryAcquire(first));
+		awaitPending(job, RECOVER_LOST);
+		// another node's recovery claim finds the run still running: it only marks it
+		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST)).isAcquired())
+			.isFalse();
+		// the completion the store could not take while the lease lived arrives now
+		assertThat(backend().completeRun(lease, Duration.ZERO, RunCompletion.succeeded())).isTrue();
+		assertThat(backend().completeRun(lease, Duration.ZERO, RunCompletion.succeeded()))
+			.as("a repeated completion (its first reply was lost)")
+			.isTrue();
+		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).isEmpty();
+		Duration grace = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST).recoveryGrace();
+		await().during(grace.multipliedBy(2))
+			.atMost(PATIENCE)
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> !backend().tryAcquire(recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST)).isAcquired());
+		LeaseRequest next = claim(job, "node-c", LONG_TTL, S2, RECOVER_LOST, S1);
+		assertThat(backend().tryAcquire(next).run()).as("the next slot starts afresh")
+			.isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void aRunStillRecordedAsRunningIsMarkedFirstAndTakenOverByOneClaimAfterTheGrace() throws Exception {
+		assumeTrue(supportsRecovery());
+		String job = jobName("mark-then-take");
+		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
+		long fence = held(first, backend().tryAcquire(first)).fencingToken();
+		awaitPending(job, RECOVER_LOST);
+		LeaseRequest marking = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST);
+		Duration grace = marking.recoveryGrace();
+		long beforeMark = System.nanoTime();
+		assertThat(backend().tryAcquire(marking).isAcquired()).as("the first recovery claim only marks").isFalse();
+		long marked = System.nanoTime();
+		AcquireResult early = backend().tryAcquire(recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_LOST));
+		AcquireResult earlyFirst = backend().tryAcquire(claim(job, "node-d", LONG_TTL, S2, RECOVER_LOST, S1));
+		if (elapsedSince(marked).compareTo(grace.minus(CLOCK_TOLERANCE)) < 0) {
+			assertThat(early.isAcquired()).as("a recovery claim within the grace").isFalse();
+			assertThat(earlyFirst.isAcquired()).as("a first claim of a later slot within the grace").isFalse();
+		}
+		ExecutorService pool = Executors.newFixedThreadPool(2);
+		try {
+			AtomicReference<AcquireResult> winner = new AtomicReference<>();
+			AtomicLong wonAfter = new AtomicLong();
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<Integer>> wins = new ArrayList<>();
+			for (String owner : List.of("node-e", "node-f")) {
+				wins.add(pool.submit(() -> {
+					start.await();
+					int won = 0;
+					long deadline = System.nanoTime() + PATIENCE.toNanos();
+					while (winner.get() == null && System.nanoTime() - deadline < 0) {
+						AcquireResult result = backend()
+							.tryAcquire(recoveryClaim(job, owner, RECOVERY_TTL, RECOVER_LOST));
+						if (result.isAcquired()) {
+							won++;
+							wonAfter.compareAndSet(0, System.nanoTime() - beforeMark);
+							winner.compareAndSet(null, result);
+						}
+					}
+					return won;
+				}));
+			}
+			start.countDown();
+			int total = 0;
+			for (Future<Integer> won : wins) {
+				total += won.get(30, TimeUnit.SECONDS);
+			}
+			assertThat(total).as("claims that took the run over").isEqualTo(1);
+			assertThat(Duration.ofNanos(wonAfter.get())).as("taken over after the grace")
+				.isGreaterThanOrEqualTo(grace.minus(CLOCK_TOLERANCE));
+			assertThat(winner.get().fencingToken()).isGreaterThan(fence);
+			assertThat(winner.get().run()).isEqualTo(new SlotRun(S1, 1, RunState.RUNNING));
+			assertThat(winner.get().lastSlot()).isEqualTo(S1);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void aCompletionOfARunDoesNotEndALaterRunStartedUnderTheSameLease() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("start-reply-lost");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, RECOVER_LOST, null);
+		HeldLease lease = held(first, backend().tryAcquire(first));
+		OptionalLong s2 = backend().startRun(lease, S2, 1);
+		assertThat(s2).isPresent();
+		HeldLease run2 = new HeldLease(job, "node-a", lease.leaseToken(), s2.getAsLong(), S2);
+		// S3's start reaches the store, but its reply is lost: node-a cannot tell, does
+		// not run S3, and sends S2's completion
+		OptionalLong s3 = backend().startRun(lease, S3, 1);
+		assertThat(s3).isPresent();
+		HeldLease run3 = new HeldLease(job, "node-a", lease.leaseToken(), s3.getAsLong(), S3);
+		assertThat(backend().completeRun(run2, Duration.ZERO, RunCompletion.succeeded()))
+			.as("S2's completion after S3 started under the same lease")
+			.isTrue();
+		assertThat(backend().completeRun(run2, Duration.ZERO, RunCompletion.succeeded()))
+			.as("a repeated completion of S2 (its first reply was lost)")
+			.isTrue();
+		// S3 is not recorded as ended by S2's completion: it is a run that died, pending
+		// once the lease that completion released has expired
+		awaitPending(job, RECOVER_LOST);
+		assertThat(backend().startRun(run3, S4, 1)).as("startRun after the release").isEmpty();
+		// S3's own completion (late: its node did run it) is still recorded
+		assertThat(backend().completeRun(run3, Duration.ZERO, RunCompletion.succeeded())).isTrue();
+		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).isEmpty();
+		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST)).isAcquired())
+			.isFalse();
+		LeaseRequest next = claim(job, "node-c", LONG_TTL, S4, RECOVER_LOST, S3);
+		assertThat(backend().tryAcquire(next).run()).isEqualTo(new SlotRun(S4, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void aCompletionOfARunWhoseNextStartDidNotReachTheStoreIsRecorded() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("start-not-sent");
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, true);
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, policy, null);
+		backend().release(held(first, backend().tryAcquire(first)), Duration.ZERO, RunCompletion.succeeded());
+		LeaseRequest late = claim(job, "node-b", LONG_TTL, S4, policy, S3);
+		HeldLease lease = held(late, backend().tryAcquire(late));
+		OptionalLong s2 = backend().startRun(lease, S2, 1);
+		assertThat(s2).isPresent();
+		HeldLease run2 = new HeldLease(job, "node-b", lease.leaseToken(), s2.getAsLong(), S2);
+		// S3's start never reaches the store: node-b sends S2's completion
+		assertThat(backend().completeRun(run2, Duration.ZERO, RunCompletion.succeeded())).isTrue();
+		LeaseRequest recovery = recoveryClaim(job, "node-c", RECOVERY_TTL, policy);
+		AcquireResult result = awaitRecovered(recovery);
+		assertThat(result.run()).as("the catch-up goes on after S2").isEqualTo(new SlotRun(S2, 1, RunState.SUCCEEDED));
+		assertThat(result.lastSlot()).isEqualTo(S4);
+		assertThat(result.fencingToken()).isGreaterThan(s2.getAsLong());
+	}
+
+	@Test
+	void aFailedCompletionOfARunDoesNotFailALaterRunStartedUnderTheSameLease() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("start-reply-lost-failed");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, RECOVER_FAILED, null);
+		HeldLease run1 = held(first, backend().tryAcquire(first));
+		OptionalLong s2 = backend().startRun(run1, S2, 1);
+		assertThat(s2).isPresent();
+		assertThat(backend().completeRun(run1, Duration.ZERO, RunCompletion.failed(Duration.ofHours(1)))).isTrue();
+		// S2 never ran and is pending as a dead run, without S1's retry delay
+		awaitPending(job, RECOVER_LOST);
+		LeaseRequest recovery = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_FAILED);
+		assertThat(awaitRecovered(recovery).run()).isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
+	}
+
+	@Test
+	void aCompletionAfterAnotherClaimTookTheRunOverIsSupersededAndChangesNothing() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("superseded");
+		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
+		HeldLease late = held(first, backend().tryAcquire(first));
+		awaitPending(job, RECOVER_LOST);
+		LeaseRequest recovery = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST);
+		HeldLease taken = held(recovery, awaitRecovered(recovery));
+		assertThat(backend().completeRun(late, Duration.ZERO, RunCompletion.succeeded())).as("superseded").isFalse();
+		OptionalLong second = backend().startRun(taken, S1, 2);
+		assertThat(second).isPresent();
+		assertThat(backend().completeRun(late, Duration.ZERO, RunCompletion.succeeded())).as("superseded").isFalse();
+		// node-b's attempt 2 dies: it is still recorded as running, not as node-a's
+		// success
+		backend().release(new HeldLease(job, "node-b", taken.leaseToken(), second.getAsLong(), S1), Duration.ZERO);
+		awaitPending(job, RECOVER_LOST);
+		LeaseRequest third = recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_LOST);
+		assertThat(awaitRecovered(third).run()).isEqualTo(new SlotRun(S1, 2, RunState.RUNNING));
+	}
+
+	@Test
+	void aCompletionRetriedAfterItsNodeClaimedTheNextSlotLeavesTheNewRunAndItsLeaseAlone() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("retry-after-reclaim");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, RECOVER_FAILED, null);
+		HeldLease run1 = held(first, backend().tryAcquire(first));
+		// S1's completion is recorded, but its reply is lost: node-a sends it again later
+		assertThat(backend().completeRun(run1, Duration.ZERO, RunCompletion.succeeded())).isTrue();
+		// meanwhile the same node claims S2, with a new lease token
+		LeaseRequest second = claim(job, "node-a", LONG_TTL, S2, RECOVER_FAILED, S1);
+		AcquireResult claimed = backend().tryAcquire(second);
+		HeldLease run2 = held(second, claimed);
+		assertThat(claimed.run()).isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
+		assertThat(backend().completeRun(run1, Duration.ofSeconds(30), RunCompletion.succeeded()))
+			.as("S1's completion again, after S2 was claimed")
+			.isFalse();
+		assertThat(backend().completeRun(run1, Duration.ZERO, RunCompletion.failed(Duration.ZERO)))
+			.as("S1's completion again, as failed")
+			.isFalse();
+		backend().release(run1, Duration.ZERO);
+		// node-a still holds S2's lease, and S2 is still its running first attempt
+		assertThat(backend().renew(List.of(run2), LONG_TTL)).containsExactly(run2.leaseToken());
+		assertThat(backend().tryAcquire(claim(job, "node-b", LONG_TTL, S3, RECOVER_FAILED, S2)).isAcquired()).isFalse();
+		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).isEmpty();
+		// S2's node dies: S2 is a dead run, not a failed or succeeded one
+		backend().release(run2, Duration.ZERO);
+		awaitPending(job, RECOVER_LOST);
+		LeaseRequest recovery = recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_LOST);
+		AcquireResult recovered = awaitRecovered(recovery);
+		assertThat(recovered.run()).isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
+		assertThat(recovered.fencingToken()).isGreaterThan(run2.fencingToken());
+	}
+
+	@Test
+	void aRepeatedCompletionKeepsTheLeaseForLockAtLeastForAndTheRetryDelay() {
+		assumeTrue(supportsRecovery());
+		String job = jobName("repeated-completion");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, RECOVER_FAILED, null);
+		long started = System.nanoTime();
+		HeldLease run1 = held(first, backend().tryAcquire(first));
+		Duration atLeast = Duration.ofSeconds(2);
+		assertThat(backend().completeRun(run1, atLeast, RunCompletion.failed(Duration.ofHours(1)))).isTrue();
+		// the reply was lost: the same completion again
+		assertThat(backend().completeRun(run1, atLeast, RunCompletion.failed(Duration.ofHours(1)))).isTrue();
+		assertThat(backend().completeRun(run1, Duration.ZERO, RunCompletion.failed(Duration.ofHours(1)))).isTrue();
+		assertThat(backend().renew(List.of(run1), LONG_TTL)).isEmpty();
+		LeaseRequest later = claim(job, "node-b", LONG_TTL, S2, RECOVER_FAILED, S1);
+		boolean withinLockAtLeastFor = elapsedSince(started).compareTo(atLeast.minus(CLOCK_TOLERANCE)) < 0;
+		AcquireResult early = backend().tryAcquire(later);
+		if (withinLockAtLeastFor) {
+			assertThat(early.isAcquired()).as("a claim within lockAtLeastFor").isFalse();
+		}
+		if (!early.isAcquired()) {
+			assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).as("before the retry delay").isEmpty();
+			assertThat(backend().tryAcquire(recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_FAILED)).isAcquired())
+				.isFalse();
+		}
+		AcquireResult result = early.isAcquired() ? early : awaitAcquired(later);
+		assertThat(elapsedSince(started)).isGreaterThanOrEqualTo(atLeast.minus(CLOCK_TOLERANCE));
+		assertThat(result.run()).isEqualTo(new SlotRun(S1, 1, RunState.FAILED));
+		assertThat(result.fencingToken()).isGreaterThan(run1.fencingToken());
 	}
 
 	@Test

@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -57,6 +58,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -229,8 +231,15 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 				LeaseRequest first = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), LONG_TTL, s1)
 					.withPolicy(policy, null);
 				long fence = this.backend.tryAcquire(first).fencingToken();
-				// node-a dies: its run stays 'running' on an expired lease
+				// node-a dies: its run stays 'running' on an expired lease, which a
+				// recovery claim marks (with a grace of 1 ms)
 				assertThat(this.backend.forceRelease(job)).isTrue();
+				markForRecovery(job, policy);
+				// the 1 ms grace passes (the database's clock) while the run stays
+				// pending
+				await().pollDelay(Duration.ofMillis(10))
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> this.backend.findPending(Map.of(job, policy)).contains(job));
 				CountDownLatch start = new CountDownLatch(1);
 				List<Future<AcquireResult>> results = new ArrayList<>();
 				List<String> owners = new ArrayList<>();
@@ -279,19 +288,108 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 			.withPolicy(policy, null);
 		HeldLease lease = HeldLease.of(first, this.backend.tryAcquire(first).fencingToken());
 		this.backend.forceRelease(job);
+		markForRecovery(job, policy);
 		LeaseRequest recovery = LeaseRequest.recovery(job, "node-b", UUID.randomUUID().toString(), LONG_TTL, policy);
-		AcquireResult taken = this.backend.tryAcquire(recovery);
-		assertThat(taken.isAcquired()).isTrue();
+		AcquireResult taken = await().atMost(Duration.ofSeconds(10))
+			.pollDelay(Duration.ZERO)
+			.until(() -> this.backend.tryAcquire(recovery), AcquireResult::isAcquired);
 		// node-a comes back: it can neither start a run nor end one
 		assertThat(this.backend.startRun(lease, s1, 2)).isEmpty();
 		this.backend.release(lease, Duration.ZERO, RunCompletion.failed(Duration.ZERO));
 		HeldLease nodeB = HeldLease.of(recovery, taken.fencingToken());
 		assertThat(this.backend.startRun(nodeB, s1, 2)).hasValue(taken.fencingToken() + 1);
-		this.backend.release(nodeB, Duration.ZERO, RunCompletion.succeeded());
+		this.backend.release(new HeldLease(job, "node-b", recovery.leaseToken(), taken.fencingToken() + 1, s1),
+				Duration.ZERO, RunCompletion.succeeded());
 		assertThat(this.backend.findPending(Map.of(job, policy))).isEmpty();
 		assertThat(this.backend
 			.tryAcquire(LeaseRequest.recovery(job, "node-c", UUID.randomUUID().toString(), LONG_TTL, policy))
 			.isAcquired()).isFalse();
+	}
+
+	/**
+	 * Make the recovery claim that marks a run still recorded as running, with a TTL so
+	 * short that the grace after which a claim may take it over is 1 ms.
+	 */
+	private void markForRecovery(String job, ClaimPolicy policy) {
+		LeaseRequest marking = LeaseRequest.recovery(job, "node-marker", UUID.randomUUID().toString(),
+				Duration.ofMillis(4), policy);
+		assertThat(marking.recoveryGrace()).isEqualTo(Duration.ofMillis(1));
+		assertThat(this.backend.tryAcquire(marking).isAcquired()).as("the first recovery claim only marks").isFalse();
+	}
+
+	/**
+	 * Many nodes claim the same new slot at the same instant, as at the top of the
+	 * minute: one wins, and every loser reports why from the row as the winner left it
+	 * (slot done, with the claimed slot), not from the row as it was before the winner
+	 * committed.
+	 */
+	@Test
+	void losersOfASlotRaceReportTheWinnersSlot() throws Exception {
+		Instant slot = Instant.parse("2026-01-01T00:00:00Z");
+		for (int round = 0; round < 20; round++) {
+			String job = jobName("slot-herd-" + round);
+			this.backend.release(acquire(request(job, "node-before", LONG_TTL, slot)), Duration.ZERO);
+			List<AcquireResult> results = race(8, (owner) -> request(job, owner, LONG_TTL, slot.plusSeconds(60)));
+			assertThat(results).filteredOn(AcquireResult::isAcquired).as("round %d", round).hasSize(1);
+			assertThat(results).filteredOn((result) -> !result.isAcquired())
+				.as("round %d", round)
+				.allSatisfy((result) -> {
+					assertThat(result.outcome()).isEqualTo(AcquireResult.Outcome.SLOT_DONE);
+					assertThat(result.lastSlot()).isEqualTo(slot.plusSeconds(60));
+				});
+		}
+	}
+
+	/**
+	 * Many nodes claim the same expired lease at the same instant, without a slot: one
+	 * wins, and every loser names the winner as the holder.
+	 */
+	@Test
+	void losersOfALeaseRaceNameTheWinner() throws Exception {
+		for (int round = 0; round < 20; round++) {
+			String job = jobName("lease-herd-" + round);
+			this.backend.release(acquire(request(job, "node-before")), Duration.ZERO);
+			List<AcquireResult> results = race(8, (owner) -> request(job, owner));
+			assertThat(results).filteredOn(AcquireResult::isAcquired).as("round %d", round).hasSize(1);
+			String winner = "node-"
+					+ results.indexOf(results.stream().filter(AcquireResult::isAcquired).findFirst().orElseThrow());
+			assertThat(results).filteredOn((result) -> !result.isAcquired())
+				.as("round %d", round)
+				.allSatisfy((result) -> {
+					assertThat(result.outcome()).isEqualTo(AcquireResult.Outcome.HELD);
+					assertThat(result.holder()).isEqualTo(winner);
+				});
+		}
+	}
+
+	/**
+	 * Send one acquisition per node at the same instant.
+	 * @param nodes how many nodes race
+	 * @param requests the request of the node named by its argument
+	 * @return the results, in the order of the nodes ({@code node-0} first)
+	 */
+	private List<AcquireResult> race(int nodes, Function<String, LeaseRequest> requests) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(nodes);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<AcquireResult>> futures = new ArrayList<>();
+			for (int i = 0; i < nodes; i++) {
+				LeaseRequest request = requests.apply("node-" + i);
+				futures.add(executor.submit(() -> {
+					start.await();
+					return this.backend.tryAcquire(request);
+				}));
+			}
+			start.countDown();
+			List<AcquireResult> results = new ArrayList<>();
+			for (Future<AcquireResult> future : futures) {
+				results.add(future.get(30, TimeUnit.SECONDS));
+			}
+			return results;
+		}
+		finally {
+			executor.shutdownNow();
+		}
 	}
 
 	@Test

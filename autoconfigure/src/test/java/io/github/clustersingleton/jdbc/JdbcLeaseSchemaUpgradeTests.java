@@ -177,6 +177,55 @@ class JdbcLeaseSchemaUpgradeTests {
 	/**
 	 * Create a lease table as 0.1 did, without the run columns.
 	 */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("databases")
+	void aTableOf02GetsTheRecoveryMarkAndKeepsItsRunningRun(String platform, Supplier<HikariDataSource> pool,
+			String timestamp, String options) {
+		try (HikariDataSource dataSource = pool.get()) {
+			String table = createOldTable(dataSource, timestamp, options);
+			try {
+				JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+				for (String column : List.of("run_slot " + timestamp, "attempt INT", "run_state VARCHAR(16)",
+						"retry_at " + timestamp)) {
+					jdbc.execute("ALTER TABLE " + table + " ADD COLUMN " + column + " NULL");
+				}
+				// a run that a 0.2 node left running on an expired lease
+				String existing = "existing-" + UUID.randomUUID();
+				jdbc.update("INSERT INTO " + table
+						+ " (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token, run_slot, "
+						+ "attempt, run_state) VALUES (?, 'node-a', 'token-a', ?, ?, ?, 7, ?, 1, 'running')", existing,
+						oldTimestamp(platform, SLOT), oldTimestamp(platform, SLOT), oldTimestamp(platform, SLOT),
+						oldTimestamp(platform, SLOT));
+				JdbcLeaseBackend never = new JdbcLeaseBackend(dataSource, table);
+				never.setSchemaInitializer(
+						new JdbcLeaseSchemaInitializer(dataSource, table, DatabaseInitializationMode.NEVER));
+				assertThatExceptionOfType(ClusterSingletonConfigurationException.class).isThrownBy(never::initialize)
+					.withMessageContaining("lacks the column(s) recover_at ")
+					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN recover_at " + timestamp);
+				JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, table);
+				backend.setSchemaInitializer(
+						new JdbcLeaseSchemaInitializer(dataSource, table, DatabaseInitializationMode.ALWAYS));
+				backend.initialize();
+				ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
+				assertThat(backend.findPending(Map.of(existing, policy))).containsExactly(existing);
+				// the first recovery claim marks the run (a grace of 1 ms), a later one
+				// takes it
+				assertThat(backend
+					.tryAcquire(LeaseRequest.recovery(existing, "node-b", "token-b", Duration.ofMillis(4), policy))
+					.isAcquired()).isFalse();
+				AcquireResult result = org.awaitility.Awaitility.await()
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> backend.tryAcquire(LeaseRequest.recovery(existing, "node-c",
+							UUID.randomUUID().toString(), Duration.ofSeconds(30), policy)), AcquireResult::isAcquired);
+				assertThat(result.fencingToken()).isEqualTo(8);
+				assertThat(result.run()).isEqualTo(new SlotRun(SLOT, 1, RunState.RUNNING));
+			}
+			finally {
+				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + table);
+			}
+		}
+	}
+
 	private static String createOldTable(HikariDataSource dataSource, String timestamp, String options) {
 		String table = "cs_upgrade_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 		new JdbcTemplate(dataSource).execute("CREATE TABLE " + table + " (name VARCHAR(200) NOT NULL PRIMARY KEY, "

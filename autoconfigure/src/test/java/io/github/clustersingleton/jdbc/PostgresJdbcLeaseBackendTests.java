@@ -43,4 +43,21 @@ class PostgresJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 		return "public";
 	}
 
+	/**
+	 * Return 1: a refused claim reads the row it was refused by in the same statement.
+	 */
+	@Override
+	protected int expectedFailedAcquireRoundTrips() {
+		return 1;
+	}
+
+	/**
+	 * Return 1: the statement inserts or updates nothing, and reads the row and the
+	 * database's clock.
+	 */
+	@Override
+	protected int expectedClockSkewRoundTrips() {
+		return 1;
+	}
+
 }

@@ -235,9 +235,10 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			.containsEntry("token", request.leaseToken())
 			.containsKey("acquired_at");
 		assertThat(this.admin.getExpire(leaseKey, TimeUnit.MILLISECONDS)).isBetween(1L, LONG_TTL.toMillis());
-		assertThat(this.admin.opsForHash().entries(metaKey)).containsExactlyInAnyOrderEntriesOf(
-				Map.of("fence", Long.toString(lease.fencingToken()), "last_slot", Long.toString(slot.toEpochMilli()),
-						"run_slot", Long.toString(slot.toEpochMilli()), "attempt", "1", "run_state", "running"));
+		assertThat(this.admin.opsForHash().entries(metaKey))
+			.containsExactlyInAnyOrderEntriesOf(Map.of("fence", Long.toString(lease.fencingToken()), "last_slot",
+					Long.toString(slot.toEpochMilli()), "run_slot", Long.toString(slot.toEpochMilli()), "attempt", "1",
+					"run_state", "running", "run_token", request.leaseToken()));
 		assertThat(this.admin.getExpire(metaKey)).as("meta has no TTL").isEqualTo(-1L);
 		this.backend.release(lease, Duration.ZERO);
 		assertThat(this.admin.hasKey(leaseKey)).isFalse();
@@ -432,9 +433,9 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		HeldLease lease = acquire(request);
 		String metaKey = "{cluster-singleton:" + job + "}:meta";
 		String millis = Long.toString(slot.toEpochMilli());
-		assertThat(this.admin.opsForHash().entries(metaKey))
-			.containsExactlyInAnyOrderEntriesOf(Map.of("fence", Long.toString(lease.fencingToken()), "last_slot",
-					millis, "run_slot", millis, "attempt", "1", "run_state", "running"));
+		assertThat(this.admin.opsForHash().entries(metaKey)).containsExactlyInAnyOrderEntriesOf(
+				Map.of("fence", Long.toString(lease.fencingToken()), "last_slot", millis, "run_slot", millis, "attempt",
+						"1", "run_state", "running", "run_token", lease.leaseToken()));
 		long released = System.currentTimeMillis();
 		this.backend.release(lease, Duration.ZERO, RunCompletion.failed(Duration.ofSeconds(60)));
 		Map<Object, Object> meta = this.admin.opsForHash().entries(metaKey);
@@ -511,6 +512,12 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		ClaimPolicy policy = new ClaimPolicy(true, true, 3, false);
 		LeaseRequest first = request(job, "node-a", SHORT_TTL, slot).withPolicy(policy, null);
 		HeldLease stale = acquire(first);
+		// the run still recorded as running is marked by a recovery claim (grace 1 ms)
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.backend.findPending(Map.of(job, policy)).contains(job));
+		assertThat(this.backend
+			.tryAcquire(
+					LeaseRequest.recovery(job, "node-c", UUID.randomUUID().toString(), Duration.ofMillis(4), policy))
+			.isAcquired()).isFalse();
 		AcquireResult taken = awaitAcquired(
 				request(job, "node-b", LONG_TTL, slot.plusSeconds(60)).withPolicy(policy, slot));
 		assertThat(taken.run()).isEqualTo(new SlotRun(slot, 1, RunState.RUNNING));
@@ -552,11 +559,22 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			for (Map<String, String> row : rows) {
 				String looked = jobName("agree-find");
 				String claimed = jobName("agree-claim");
+				String token = UUID.randomUUID().toString();
+				// a run still running that the policy runs again is taken over once
+				// marked
+				// and the grace has passed: its row carries a mark that is due
+				boolean needsMark = row.containsKey("run_slot")
+						&& policy.needsRecoveryGrace(new SlotRun(Instant.ofEpochMilli(slot),
+								Integer.parseInt(row.get("attempt")), RunState.fromValue(row.get("run_state"))));
+				Map<String, String> marked = new HashMap<>(row);
+				if (needsMark) {
+					marked.put("recover_at", Long.toString(now - 60_000));
+				}
 				this.admin.opsForHash().putAll(this.backend.metaKey(looked), row);
-				this.admin.opsForHash().putAll(this.backend.metaKey(claimed), row);
+				this.admin.opsForHash().putAll(this.backend.metaKey(claimed), marked);
 				boolean pending = this.backend.findPending(Map.of(looked, policy)).contains(looked);
-				AcquireResult result = (policy.recoverLost() || policy.recoverFailed()) ? this.backend.tryAcquire(
-						LeaseRequest.recovery(claimed, "node-a", UUID.randomUUID().toString(), LONG_TTL, policy))
+				AcquireResult result = (policy.recoverLost() || policy.recoverFailed())
+						? this.backend.tryAcquire(LeaseRequest.recovery(claimed, "node-a", token, LONG_TTL, policy))
 						: AcquireResult.nothingPending();
 				assertThat(result.isAcquired()).as("%s on %s", policy, row).isEqualTo(pending);
 				if (pending) {
@@ -569,7 +587,9 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 					assertThat(after.remove("fence")).isEqualTo("2");
 					Map<String, String> expected = new HashMap<>(row);
 					expected.remove("fence");
-					assertThat(after).as("a recovery claim changes nothing but the fence").isEqualTo(expected);
+					expected.put("run_token", token);
+					assertThat(after).as("a recovery claim changes nothing but the fence, the run token and the mark")
+						.isEqualTo(expected);
 				}
 			}
 		}

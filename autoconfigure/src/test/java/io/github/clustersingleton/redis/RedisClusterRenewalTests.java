@@ -33,6 +33,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import io.github.clustersingleton.AcquireResult;
@@ -45,6 +46,7 @@ import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.SlotRun;
+import io.github.clustersingleton.test.TestStores;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,7 +66,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Renewal on a real Redis Cluster of three masters that this test starts from the
- * {@code redis-server} binary: when one master dies, the leases on the other two are
+ * {@code redis-server} binary (the one on the PATH, else the one of the
+ * {@code embedded-redis} artifact): when one master dies, the leases on the other two are
  * renewed or reported lost at once, and only the dead master's are left for the retry.
  *
  * @author cluster-singleton contributors
@@ -90,26 +93,38 @@ class RedisClusterRenewalTests {
 			int port = freePort();
 			Path data = Files.createDirectories(this.directory.resolve(Integer.toString(port)));
 			this.ports.add(port);
-			this.servers.add(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-					"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--dir", data.toString(),
-					"--save", "", "--appendonly", "no")
-				.redirectErrorStream(true)
-				.redirectOutput(data.resolve("server.log").toFile())
-				.start());
+			this.servers
+				.add(new ProcessBuilder(TestStores.redisServerBinary().toString(), "--port", Integer.toString(port),
+						"--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+						"--dir", data.toString(), "--save", "", "--appendonly", "no")
+					.redirectErrorStream(true)
+					.redirectOutput(data.resolve("server.log").toFile())
+					.start());
 		}
 		for (int port : this.ports) {
 			await().atMost(Duration.ofSeconds(20)).until(() -> cli(port, "ping").contains("PONG"));
 		}
-		List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-		this.ports.forEach((port) -> create.add("127.0.0.1:" + port));
-		create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-		Process process = new ProcessBuilder(create).redirectErrorStream(true).start();
-		String output = new String(process.getInputStream().readAllBytes());
-		assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-		assertThat(output).contains("All 16384 slots covered");
+		// what redis-cli --cluster create does for three masters, without redis-cli (the
+		// redis-server of the embedded-redis artifact comes without it): distinct config
+		// epochs, a third of the hash slots each, and the first node meets the others
+		int[] firstSlots = { 0, 5461, 10923, 16384 };
+		for (int i = 0; i < 3; i++) {
+			int port = this.ports.get(i);
+			assertThat(cli(port, "cluster", "set-config-epoch", Integer.toString(i + 1))).isEqualTo("OK");
+			List<String> addSlots = new ArrayList<>(List.of("cluster", "addslots"));
+			for (int slot = firstSlots[i]; slot < firstSlots[i + 1]; slot++) {
+				addSlots.add(Integer.toString(slot));
+			}
+			assertThat(cli(port, addSlots.toArray(String[]::new))).isEqualTo("OK");
+		}
+		for (int i = 1; i < 3; i++) {
+			assertThat(cli(this.ports.get(0), "cluster", "meet", "127.0.0.1", Integer.toString(this.ports.get(i))))
+				.isEqualTo("OK");
+		}
 		for (int port : this.ports) {
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> cli(port, "cluster", "info").contains("cluster_state:ok"));
+				.until(() -> cli(port, "cluster", "info").contains("cluster_state:ok")
+						&& cli(port, "cluster", "info").contains("cluster_known_nodes:3"));
 		}
 		Config config = new Config();
 		config.setNettyThreads(4);
@@ -168,13 +183,22 @@ class RedisClusterRenewalTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> backend.findPending(jobs).size() == 3);
 		for (String job : names) {
 			LeaseRequest recovery = LeaseRequest.recovery(job, "node-b", UUID.randomUUID().toString(), TTL, policy);
-			AcquireResult result = backend.tryAcquire(recovery);
-			assertThat(result.isAcquired()).isTrue();
+			assertThat(backend.tryAcquire(recovery).isAcquired())
+				.as("the first recovery claim of a run still recorded as running only marks it")
+				.isFalse();
+			AtomicReference<AcquireResult> taken = new AtomicReference<>();
+			await().atMost(Duration.ofSeconds(10)).until(() -> {
+				taken.set(backend.tryAcquire(recovery));
+				return taken.get().isAcquired();
+			});
+			AcquireResult result = taken.get();
 			assertThat(result.run()).isEqualTo(new SlotRun(slot, 1, RunState.RUNNING));
 			HeldLease lease = HeldLease.of(recovery, result.fencingToken());
 			OptionalLong fence = backend.startRun(lease, slot, 2);
 			assertThat(fence).isPresent();
-			backend.release(lease, Duration.ZERO, RunCompletion.succeeded());
+			// the completion carries the fencing token of the run it ends
+			backend.release(new HeldLease(job, "node-b", recovery.leaseToken(), fence.getAsLong(), slot), Duration.ZERO,
+					RunCompletion.succeeded());
 			RunRecord run = new RunRecord(job, slot, 2, fence.getAsLong(), "node-b", RunTrigger.RECOVERY,
 					RunState.SUCCEEDED, Instant.ofEpochMilli(1000), Instant.ofEpochMilli(2000), null);
 			backend.runLedger().record(run, 10);
@@ -276,13 +300,12 @@ class RedisClusterRenewalTests {
 		throw new IllegalStateException("No master serves slot " + slot);
 	}
 
-	private static String cli(int port, String... args) throws Exception {
-		List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
-		command.addAll(List.of(args));
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-		String output = new String(process.getInputStream().readAllBytes());
-		process.waitFor(10, TimeUnit.SECONDS);
-		return output;
+	/**
+	 * Send one command to a node and return its reply as text, as {@code redis-cli} would
+	 * print it ({@code ""} when the node does not answer).
+	 */
+	private static String cli(int port, String... args) {
+		return RedisProcesses.cli(port, args);
 	}
 
 	/**

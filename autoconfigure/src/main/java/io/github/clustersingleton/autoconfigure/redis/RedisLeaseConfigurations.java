@@ -44,8 +44,14 @@ final class RedisLeaseConfigurations {
 	}
 
 	static RedisLeaseBackend newBackend(RedisScriptExecutor executor, RedisLeaseProperties properties) {
+		if (properties.getMinReplicas() < 0) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.redis.min-replicas: "
+					+ properties.getMinReplicas() + " must not be negative");
+		}
 		try {
-			return new RedisLeaseBackend(executor, properties.getKeyPrefix());
+			RedisLeaseBackend backend = new RedisLeaseBackend(executor, properties.getKeyPrefix());
+			backend.setMinReplicas(properties.getMinReplicas(), RedisLeaseBackend.DEFAULT_MAX_REPLICA_WAIT);
+			return backend;
 		}
 		catch (IllegalArgumentException ex) {
 			throw new ClusterSingletonConfigurationException(

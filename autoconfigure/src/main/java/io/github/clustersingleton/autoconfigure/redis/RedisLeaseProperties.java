@@ -33,6 +33,21 @@ public class RedisLeaseProperties {
 	 */
 	private String keyPrefix = "cluster-singleton";
 
+	/**
+	 * Number of replicas that must acknowledge (WAIT) every acquisition, fencing-token
+	 * raise and renewal before it counts; an acquisition they do not acknowledge within
+	 * min(lease-ttl / 4, 1s) is released and skipped. 0 waits for none.
+	 */
+	private int minReplicas;
+
+	public int getMinReplicas() {
+		return this.minReplicas;
+	}
+
+	public void setMinReplicas(int minReplicas) {
+		this.minReplicas = minReplicas;
+	}
+
 	public String getKeyPrefix() {
 		return this.keyPrefix;
 	}

@@ -12,6 +12,10 @@
 -- of a slot starts its first attempt, so that a later claim under an active policy does not
 -- take the slots it ran for unserved. (Every assignment reads the row as it was before the
 -- statement.)
+-- A run still recorded as running that :recoverLost would run again may have ended without
+-- its completion reaching the database yet: such a row is not taken until a recovery claim
+-- marked it (recover.sql) and its recover_at has come; the claim is refused meanwhile, as
+-- while the lease is live. Every claim clears the mark.
 SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
   MERGE INTO ${table} l
   USING (VALUES (CAST(:name AS VARCHAR(200)), CAST(:owner AS VARCHAR(255)), CAST(:leaseToken AS VARCHAR(64)),
@@ -23,6 +27,8 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
      ON l.name = r.name
    WHEN MATCHED
     AND l.expires_at <= CURRENT_TIMESTAMP
+    AND NOT COALESCE(r.recover_lost = 1 AND l.run_state = 'running' AND l.attempt < r.max_attempts
+                     AND (l.recover_at IS NULL OR l.recover_at > CURRENT_TIMESTAMP), FALSE)
     AND (r.slot IS NULL OR l.last_slot IS NULL OR l.last_slot < r.slot)
     AND (r.slot IS NULL OR r.slot <= DATEADD(MILLISECOND, r.tolerance, CURRENT_TIMESTAMP)) THEN
         UPDATE SET owner = r.owner,
@@ -66,11 +72,12 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
                                        OR ((r.recover_lost = 1 OR r.recover_failed = 1) AND l.run_slot < l.last_slot)
                                        OR (r.catch_up = 1 AND l.last_slot < r.previous_slot)),
                                   FALSE)
-                              THEN NULL ELSE l.retry_at END
+                              THEN NULL ELSE l.retry_at END,
+                   recover_at = NULL
    WHEN NOT MATCHED
     AND (r.slot IS NULL OR r.slot <= DATEADD(MILLISECOND, r.tolerance, CURRENT_TIMESTAMP)) THEN
         INSERT (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
-                run_slot, attempt, run_state, retry_at)
+                run_slot, attempt, run_state, retry_at, recover_at)
         VALUES (r.name, r.owner, r.lease_token, CURRENT_TIMESTAMP, DATEADD(MILLISECOND, r.ttl, CURRENT_TIMESTAMP),
                 r.slot, 1, r.slot, CASE WHEN r.slot IS NOT NULL THEN 1 END,
-                CASE WHEN r.slot IS NOT NULL THEN 'running' END, NULL))
+                CASE WHEN r.slot IS NOT NULL THEN 'running' END, NULL, NULL))

@@ -23,19 +23,29 @@
 -- a slot that can be taken, so it is never true otherwise) or nothing is pending on the row.
 -- When no new run starts, no run column changes, so every later assignment reads the run
 -- columns as stored and comes to the same answer.
+-- A run still recorded as running that :recoverLost would run again may have ended without
+-- its completion reaching the database yet: such a row is not taken until a recovery claim
+-- marked it (recover.sql) and its recover_at has come; the claim is refused meanwhile, as
+-- while the lease is live. That condition reads run_state, attempt and recover_at, which
+-- change only when the lease is taken (our token), and recover_at, cleared by every claim,
+-- is assigned last.
 INSERT INTO ${table} (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
-                      run_slot, attempt, run_state, retry_at)
+                      run_slot, attempt, run_state, retry_at, recover_at)
 SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
        UTC_TIMESTAMP(6) + INTERVAL :ttlMillis * 1000 MICROSECOND, :slot, 1,
-       :slot, IF(:slot IS NULL, NULL, 1), IF(:slot IS NULL, NULL, 'running'), NULL
+       :slot, IF(:slot IS NULL, NULL, 1), IF(:slot IS NULL, NULL, 'running'), NULL, NULL
   FROM DUAL
  WHERE :slot IS NULL
     OR :slot <= UTC_TIMESTAMP(6) + INTERVAL :slotToleranceMillis * 1000 MICROSECOND
     ON DUPLICATE KEY UPDATE
        lease_token = IF(expires_at <= UTC_TIMESTAMP(6)
+                        AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                         AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                         AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot)),
                         VALUES(lease_token), lease_token),
        run_slot = IF((lease_token = VALUES(lease_token) OR (expires_at <= UTC_TIMESTAMP(6)
+                     AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                      AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                      AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))))
                 AND VALUES(last_slot) IS NOT NULL
                 AND (run_slot <=> VALUES(last_slot) OR NOT COALESCE(
@@ -47,6 +57,8 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
                        OR (:catchUp = 1 AND last_slot < :previousSlot)), 0)),
              VALUES(last_slot), run_slot),
        attempt = IF((lease_token = VALUES(lease_token) OR (expires_at <= UTC_TIMESTAMP(6)
+                     AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                      AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                      AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))))
                 AND VALUES(last_slot) IS NOT NULL
                 AND (run_slot <=> VALUES(last_slot) OR NOT COALESCE(
@@ -58,6 +70,8 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
                        OR (:catchUp = 1 AND last_slot < :previousSlot)), 0)),
              1, attempt),
        run_state = IF((lease_token = VALUES(lease_token) OR (expires_at <= UTC_TIMESTAMP(6)
+                     AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                      AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                      AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))))
                 AND VALUES(last_slot) IS NOT NULL
                 AND (run_slot <=> VALUES(last_slot) OR NOT COALESCE(
@@ -69,6 +83,8 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
                        OR (:catchUp = 1 AND last_slot < :previousSlot)), 0)),
              'running', run_state),
        retry_at = IF((lease_token = VALUES(lease_token) OR (expires_at <= UTC_TIMESTAMP(6)
+                     AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                      AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                      AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))))
                 AND VALUES(last_slot) IS NOT NULL
                 AND (run_slot <=> VALUES(last_slot) OR NOT COALESCE(
@@ -81,21 +97,37 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
              NULL, retry_at),
        owner = IF(lease_token = VALUES(lease_token)
                   OR (expires_at <= UTC_TIMESTAMP(6)
+                      AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                       AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                       AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                   VALUES(owner), owner),
        acquired_at = IF(lease_token = VALUES(lease_token)
                         OR (expires_at <= UTC_TIMESTAMP(6)
+                            AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                             AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                             AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                         VALUES(acquired_at), acquired_at),
        fencing_token = IF(lease_token = VALUES(lease_token)
                           OR (expires_at <= UTC_TIMESTAMP(6)
+                              AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                               AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                               AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                           fencing_token + 1, fencing_token),
        last_slot = IF(lease_token = VALUES(lease_token)
                       OR (expires_at <= UTC_TIMESTAMP(6)
+                          AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                           AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                           AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                       COALESCE(VALUES(last_slot), last_slot), last_slot),
        expires_at = IF(lease_token = VALUES(lease_token)
                        OR (expires_at <= UTC_TIMESTAMP(6)
+                           AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                            AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
                            AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
-                       VALUES(expires_at), expires_at)
+                       VALUES(expires_at), expires_at),
+       recover_at = IF(lease_token = VALUES(lease_token)
+                       OR (expires_at <= UTC_TIMESTAMP(6)
+                           AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                            AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0)
+                           AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
+                       NULL, recover_at)

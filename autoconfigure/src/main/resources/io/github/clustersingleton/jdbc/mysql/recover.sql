@@ -2,17 +2,38 @@
 -- work, without a new slot. Pending is a run still running on the expired lease or failed
 -- (:recoverLost, :recoverFailed; a failed run once its retry_at has come) with fewer than
 -- :maxAttempts attempts, or a run slot earlier than the last slot (a holder died between
--- the runs of a catch-up). The fencing token goes up by one; the last slot and the run
--- columns stay. InnoDB locks the row and evaluates the WHERE clause on its latest version,
--- so a concurrent claim of the same row finds the lease live: two claims never both
--- succeed. The caller reads the row afterwards with select-state.sql when a row changed.
--- (The assignments read no column that another one writes.)
+-- the runs of a catch-up).
+-- A run still recorded as running that :recoverLost would run again may have ended without
+-- its completion reaching the database yet (release-run.sql records it by the run's token
+-- even after the lease expired). The first claim that finds it only marks it: recover_at
+-- becomes now plus :graceMillis, and the lease stays as it is. A claim at or after
+-- recover_at takes it over. Any other pending work is taken over at once.
+-- Taking over: the fencing token goes up by one, the mark is cleared; the last slot and the
+-- run columns stay. InnoDB locks the row and evaluates the WHERE clause on its latest
+-- version, so a concurrent claim of the same row finds the lease live (or the mark set): two
+-- claims never both succeed. The caller reads the row afterwards with select-state.sql when
+-- a row matched: our lease token in it means taken.
+-- (Every assignment decides on run_state, attempt and recover_at, which only the last one
+-- writes, so the order in which the server evaluates them does not matter.)
 UPDATE ${table}
-   SET owner = :owner,
-       lease_token = :leaseToken,
-       acquired_at = UTC_TIMESTAMP(6),
-       expires_at = UTC_TIMESTAMP(6) + INTERVAL :ttlMillis * 1000 MICROSECOND,
-       fencing_token = fencing_token + 1
+   SET owner = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                           AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
+                  owner, :owner),
+       lease_token = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                 AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
+                        lease_token, :leaseToken),
+       acquired_at = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                 AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
+                        acquired_at, UTC_TIMESTAMP(6)),
+       expires_at = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
+                       expires_at, UTC_TIMESTAMP(6) + INTERVAL :ttlMillis * 1000 MICROSECOND),
+       fencing_token = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                   AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
+                          fencing_token, fencing_token + 1),
+       recover_at = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
+                                AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
+                       COALESCE(recover_at, UTC_TIMESTAMP(6) + INTERVAL :graceMillis * 1000 MICROSECOND), NULL)
  WHERE name = :name
    AND expires_at <= UTC_TIMESTAMP(6)
    AND run_slot IS NOT NULL

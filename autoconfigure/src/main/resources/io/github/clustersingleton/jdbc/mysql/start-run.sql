@@ -1,6 +1,7 @@
 -- Start another run (a recovery attempt or a catch-up) under the lease of job :name that
 -- still carries :leaseToken and is live: the fencing token goes up by one, slot :slot and
--- attempt :attempt become the running run, and the last slot moves to :slot when later.
+-- attempt :attempt become the running run (any recovery mark is cleared), and the last slot
+-- moves to :slot when later.
 -- MySQL has no RETURNING: LAST_INSERT_ID(expr) hands the new fencing token back in the
 -- statement's reply, where the driver reads it as the generated key.
 -- (The assignments read no column that another one writes.)
@@ -17,6 +18,7 @@ UPDATE ${table}
        attempt = :attempt,
        run_state = 'running',
        retry_at = NULL,
+       recover_at = NULL,
        last_slot = IF(last_slot IS NULL OR last_slot < :slot, :slot, last_slot)
  WHERE name = :name
    AND lease_token = :leaseToken

@@ -12,38 +12,76 @@
 -- of a slot starts its first attempt, so that a later claim under an active policy does not
 -- take the slots it ran for unserved. (Every assignment reads the row as it was before the
 -- statement.)
--- Returns one row, the row as the claim left it, when the lease was acquired; none otherwise.
-INSERT INTO ${table} AS l (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
-                           run_slot, attempt, run_state, retry_at)
-SELECT :name, :owner, :leaseToken, CURRENT_TIMESTAMP,
-       CURRENT_TIMESTAMP + :ttlMillis * INTERVAL '1 millisecond', CAST(:slot AS TIMESTAMP WITH TIME ZONE), 1,
-       CAST(:slot AS TIMESTAMP WITH TIME ZONE),
-       CASE WHEN CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NOT NULL THEN 1 END,
-       CASE WHEN CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NOT NULL THEN 'running' END,
-       CAST(NULL AS TIMESTAMP WITH TIME ZONE)
- WHERE CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NULL
-    OR CAST(:slot AS TIMESTAMP WITH TIME ZONE)
-       <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond'
-    ON CONFLICT (name) DO UPDATE
-   SET owner = EXCLUDED.owner,
-       lease_token = EXCLUDED.lease_token,
-       acquired_at = EXCLUDED.acquired_at,
-       expires_at = EXCLUDED.expires_at,
-       last_slot = COALESCE(EXCLUDED.last_slot, l.last_slot),
-       fencing_token = l.fencing_token + 1,
-       (run_slot, attempt, run_state, retry_at) = (
-         SELECT CASE WHEN c.new_run THEN EXCLUDED.last_slot ELSE l.run_slot END,
-                CASE WHEN c.new_run THEN 1 ELSE l.attempt END,
-                CASE WHEN c.new_run THEN 'running' ELSE l.run_state END,
-                CASE WHEN c.new_run THEN NULL ELSE l.retry_at END
-           FROM (SELECT EXCLUDED.last_slot IS NOT NULL AND NOT COALESCE(
-                          l.run_slot IS NOT NULL
-                          AND ((l.attempt < :maxAttempts
-                                AND ((:recoverLost = 1 AND l.run_state = 'running')
-                                     OR (:recoverFailed = 1 AND l.run_state = 'failed')))
-                               OR ((:recoverLost = 1 OR :recoverFailed = 1) AND l.run_slot < l.last_slot)
-                               OR (:catchUp = 1 AND l.last_slot < CAST(:previousSlot AS TIMESTAMP WITH TIME ZONE))),
-                          FALSE) AS new_run) c)
- WHERE l.expires_at <= CURRENT_TIMESTAMP
-   AND (EXCLUDED.last_slot IS NULL OR l.last_slot IS NULL OR l.last_slot < EXCLUDED.last_slot)
-RETURNING fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP AS store_time
+-- A run still recorded as running that :recoverLost would run again may have ended without
+-- its completion reaching the database yet: such a row is not taken until a recovery claim
+-- marked it (recover.sql) and its recover_at has come; the claim is refused meanwhile, as
+-- while the lease is live. Every claim clears the mark.
+-- Returns one row: acquired = 1 and the row as the claim left it when the lease was
+-- acquired, else acquired = 0 with the row's holder and last slot, read in the same round
+-- trip as in acquire.sql (refused: FOR SHARE, the row as the refused claim saw it; skewed:
+-- no lock); no row at all only when the job's first insert is another transaction's.
+WITH claim AS (
+  INSERT INTO ${table} AS l (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
+                             run_slot, attempt, run_state, retry_at, recover_at)
+  SELECT :name, :owner, :leaseToken, CURRENT_TIMESTAMP,
+         CURRENT_TIMESTAMP + :ttlMillis * INTERVAL '1 millisecond', CAST(:slot AS TIMESTAMP WITH TIME ZONE), 1,
+         CAST(:slot AS TIMESTAMP WITH TIME ZONE),
+         CASE WHEN CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NOT NULL THEN 1 END,
+         CASE WHEN CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NOT NULL THEN 'running' END,
+         CAST(NULL AS TIMESTAMP WITH TIME ZONE), CAST(NULL AS TIMESTAMP WITH TIME ZONE)
+   WHERE CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NULL
+      OR CAST(:slot AS TIMESTAMP WITH TIME ZONE)
+         <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond'
+      ON CONFLICT (name) DO UPDATE
+     SET owner = EXCLUDED.owner,
+         lease_token = EXCLUDED.lease_token,
+         acquired_at = EXCLUDED.acquired_at,
+         expires_at = EXCLUDED.expires_at,
+         last_slot = COALESCE(EXCLUDED.last_slot, l.last_slot),
+         fencing_token = l.fencing_token + 1,
+         (run_slot, attempt, run_state, retry_at) = (
+           SELECT CASE WHEN c.new_run THEN EXCLUDED.last_slot ELSE l.run_slot END,
+                  CASE WHEN c.new_run THEN 1 ELSE l.attempt END,
+                  CASE WHEN c.new_run THEN 'running' ELSE l.run_state END,
+                  CASE WHEN c.new_run THEN NULL ELSE l.retry_at END
+             FROM (SELECT EXCLUDED.last_slot IS NOT NULL AND NOT COALESCE(
+                            l.run_slot IS NOT NULL
+                            AND ((l.attempt < :maxAttempts
+                                  AND ((:recoverLost = 1 AND l.run_state = 'running')
+                                       OR (:recoverFailed = 1 AND l.run_state = 'failed')))
+                                 OR ((:recoverLost = 1 OR :recoverFailed = 1) AND l.run_slot < l.last_slot)
+                                 OR (:catchUp = 1 AND l.last_slot < CAST(:previousSlot AS TIMESTAMP WITH TIME ZONE))),
+                            FALSE) AS new_run) c),
+         recover_at = NULL
+   WHERE l.expires_at <= CURRENT_TIMESTAMP
+     AND NOT COALESCE(:recoverLost = 1 AND l.run_state = 'running' AND l.attempt < :maxAttempts
+                      AND (l.recover_at IS NULL OR l.recover_at > CURRENT_TIMESTAMP), FALSE)
+     AND (EXCLUDED.last_slot IS NULL OR l.last_slot IS NULL OR l.last_slot < EXCLUDED.last_slot)
+  RETURNING fencing_token, last_slot, run_slot, attempt, run_state
+), refused AS (
+SELECT r.owner, r.last_slot
+  FROM ${table} r
+ WHERE r.name = :name
+   AND NOT EXISTS (SELECT 1 FROM claim)
+   AND (CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NULL
+        OR CAST(:slot AS TIMESTAMP WITH TIME ZONE)
+           <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond')
+   FOR SHARE
+), skewed AS (
+SELECT r.owner, r.last_slot
+  FROM (SELECT 1) t
+  LEFT JOIN ${table} r ON r.name = :name
+ WHERE CAST(:slot AS TIMESTAMP WITH TIME ZONE)
+       > CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond'
+)
+SELECT 1 AS acquired, c.fencing_token, CAST(NULL AS VARCHAR(255)) AS owner, c.last_slot, c.run_slot, c.attempt,
+       c.run_state, CURRENT_TIMESTAMP AS store_time
+  FROM claim c
+ UNION ALL
+SELECT 0, CAST(NULL AS BIGINT), f.owner, f.last_slot, CAST(NULL AS TIMESTAMP WITH TIME ZONE), CAST(NULL AS INT),
+       CAST(NULL AS VARCHAR(16)), clock_timestamp()
+  FROM refused f
+ UNION ALL
+SELECT 0, CAST(NULL AS BIGINT), s.owner, s.last_slot, CAST(NULL AS TIMESTAMP WITH TIME ZONE), CAST(NULL AS INT),
+       CAST(NULL AS VARCHAR(16)), CURRENT_TIMESTAMP
+  FROM skewed s

@@ -1,6 +1,7 @@
 -- Start another run (a recovery attempt or a catch-up) under the lease of job :name that
 -- still carries :leaseToken and is live: the fencing token goes up by one, slot :slot and
--- attempt :attempt become the running run, and the last slot moves to :slot when later.
+-- attempt :attempt become the running run (any recovery mark is cleared), and the last slot
+-- moves to :slot when later.
 -- Returns the new fencing token, or no row when the lease is no longer held; live = 0 when
 -- the lease had expired by the time the row was locked and written (clock_timestamp(), not
 -- CURRENT_TIMESTAMP, the time the statement began, which the WHERE clause sees): a statement
@@ -14,6 +15,7 @@ UPDATE ${table}
        attempt = :attempt,
        run_state = 'running',
        retry_at = NULL,
+       recover_at = NULL,
        last_slot = GREATEST(last_slot, CAST(:slot AS TIMESTAMP WITH TIME ZONE))
  WHERE name = :name
    AND lease_token = :leaseToken

@@ -179,6 +179,26 @@ class RedisLeaseAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithMinReplicasShouldSetIt() {
+		this.contextRunner.with(dataRedis())
+			.withPropertyValues("cluster-singleton.redis.min-replicas=1")
+			.run((context) -> {
+				assertThat(context.getBean(RedisLeaseBackend.class).getMinReplicas()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void runWithNegativeMinReplicasShouldFailNamingTheProperty() {
+		this.contextRunner.with(dataRedis())
+			.withPropertyValues("cluster-singleton.redis.min-replicas=-1")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(causeOf(context.getStartupFailure(), ClusterSingletonConfigurationException.class))
+					.hasMessageContaining("cluster-singleton.redis.min-replicas");
+			});
+	}
+
+	@Test
 	void runWithKeyPrefixWithBracesShouldFailNamingTheProperty() {
 		this.contextRunner.with(dataRedis())
 			.withPropertyValues("cluster-singleton.redis.key-prefix={app}")

@@ -1,0 +1,710 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.StoreClockObserver;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * {@link LeaseBackend} that keeps each lease on a quorum of independent Redis servers
+ * (the members, 3 or 5, no replication between them), in the manner of Redlock, with
+ * fencing tokens and cron slots that keep their guarantees when members fail. Each member
+ * holds the same keys as with {@link RedisLeaseBackend} ({@code :lease} and {@code :meta}
+ * per job).
+ * <p>
+ * An acquisition has two phases, each one parallel round trip to every member:
+ * <ol>
+ * <li>{@code quorum-grant.lua}: a member without a live lease of the job grants it (with
+ * the TTL, judged by its own clock) and every member answers with the job's fence and
+ * last slot as it knows them;</li>
+ * <li>when a majority granted, the acquirer picks the fence {@code max + 1} over all
+ * answers (and refuses a slot at or before the largest last slot of all answers), and
+ * {@code quorum-commit.lua} raises the fence and last slot of every member to those by
+ * {@code max()}; a member that still holds the lease confirms.</li>
+ * </ol>
+ * The lease is acquired when a majority confirmed phase 2 within the lease's validity:
+ * the TTL minus the time both phases took minus a clock-drift allowance (1% of the TTL
+ * plus 2ms). Otherwise the lease is released on every member that may have granted it.
+ * Renewals and releases go to all members; a renewal counts when a majority renewed
+ * within the validity. A call that fewer than a majority of the members answered throws.
+ * <p>
+ * Recovery and misfire policies, and the run ledger, are not offered on a quorum:
+ * {@link #tryAcquire} refuses a request with an active policy.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.4.0
+ */
+public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedisQuorumLeaseBackend.class);
+
+	/**
+	 * How many times an acquisition is tried when the members split between contenders.
+	 */
+	static final int MAX_SPLIT_ATTEMPTS = 5;
+
+	/**
+	 * The longest random pause before another try after a split, in milliseconds.
+	 */
+	static final long SPLIT_BACKOFF_MILLIS = 50;
+
+	private final List<RedisScriptExecutor> executors;
+
+	private final List<RedisLeaseBackend> members;
+
+	private final String keyPrefix;
+
+	private final int majority;
+
+	/**
+	 * One thread per member: the calls to a member run in the order they were made, so a
+	 * release or commit never overtakes the grant it follows, also when a round stopped
+	 * waiting for that member.
+	 */
+	private final List<ExecutorService> pools;
+
+	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	private volatile Runnable betweenPhases = () -> {
+	};
+
+	/**
+	 * Create a new instance.
+	 * @param executors how the scripts reach each member: 3 or 5 (an odd number, at least
+	 * 3) independent Redis servers
+	 * @param keyPrefix the prefix of every key, without braces
+	 * @throws IllegalArgumentException when the number of members is even or below 3, or
+	 * the prefix is not valid
+	 */
+	public RedisQuorumLeaseBackend(List<RedisScriptExecutor> executors, String keyPrefix) {
+		Assert.notNull(executors, "'executors' must not be null");
+		Assert.isTrue(executors.size() >= 3 && executors.size() % 2 == 1,
+				() -> "A Redis quorum needs an odd number of at least 3 members (3 or 5), not " + executors.size());
+		this.executors = List.copyOf(executors);
+		List<RedisLeaseBackend> members = new ArrayList<>();
+		for (RedisScriptExecutor executor : executors) {
+			members.add(new RedisLeaseBackend(executor, keyPrefix));
+		}
+		this.members = List.copyOf(members);
+		this.keyPrefix = keyPrefix;
+		this.majority = executors.size() / 2 + 1;
+		AtomicInteger threads = new AtomicInteger();
+		ThreadFactory factory = (runnable) -> {
+			Thread thread = new Thread(runnable, "cluster-singleton-quorum-" + threads.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		};
+		List<ExecutorService> pools = new ArrayList<>();
+		for (int i = 0; i < executors.size(); i++) {
+			pools.add(Executors.newSingleThreadExecutor(factory));
+		}
+		this.pools = List.copyOf(pools);
+	}
+
+	@Override
+	public String id() {
+		return "redis";
+	}
+
+	/**
+	 * Return the number of members.
+	 * @return the number of members
+	 */
+	public int getMemberCount() {
+		return this.members.size();
+	}
+
+	/**
+	 * Return how many members make a majority.
+	 * @return the majority
+	 */
+	public int getMajority() {
+		return this.majority;
+	}
+
+	/**
+	 * Set code to run between the two phases of every acquisition (tests use it to fail
+	 * members at the worst moment).
+	 * @param hook the code to run
+	 */
+	void setBetweenPhases(Runnable hook) {
+		this.betweenPhases = hook;
+	}
+
+	/**
+	 * Load the scripts into every member and warn about members that may lose
+	 * acknowledged writes when they restart. A member that does not answer is logged.
+	 */
+	@Override
+	public void initialize() {
+		for (int i = 0; i < this.members.size(); i++) {
+			this.members.get(i).initialize();
+			try {
+				Map<String, String> fsync = this.executors.get(i).getConfig("appendfsync");
+				Map<String, String> appendOnly = this.executors.get(i).getConfig("appendonly");
+				boolean always = appendOnly.values().stream().anyMatch("yes"::equalsIgnoreCase)
+						&& fsync.values().stream().anyMatch("always"::equalsIgnoreCase);
+				if (!fsync.isEmpty() && !always) {
+					logger.warn("cluster-singleton: Redis quorum member " + this.executors.get(i) + " does not "
+							+ "write every change to disk before it answers (it needs appendonly yes and appendfsync "
+							+ "always). If it restarts and loses recent writes, fencing tokens and cron slots stay "
+							+ "exact only while every other member is up; and it must stay down for a lease TTL "
+							+ "before it rejoins, or two nodes may hold one lease. See the Redis page of the "
+							+ "cluster-singleton documentation");
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("cluster-singleton could not read the persistence settings of Redis quorum member "
+						+ this.executors.get(i), ex);
+			}
+		}
+	}
+
+	@Override
+	public void setStoreClockObserver(StoreClockObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
+		this.storeClockObserver = observer;
+	}
+
+	@Override
+	public void validateJobName(String jobName) {
+		this.members.get(0).validateJobName(jobName);
+	}
+
+	@Override
+	public AcquireResult tryAcquire(LeaseRequest request) {
+		Assert.notNull(request, "'request' must not be null");
+		if (request.recovery() || request.policy().isActive()) {
+			throw new UnsupportedOperationException("The Redis quorum lease backend does not support recovery or "
+					+ "misfire policies (job '" + request.jobName() + "')");
+		}
+		// nodes whose triggers fire at the same instant can split the members between
+		// them
+		// so that none has a majority: each gave its grants back; try again after a
+		// random
+		// pause, as Redlock does, a few times
+		for (int attempt = 1;; attempt++) {
+			try {
+				return tryAcquireOnce(request);
+			}
+			catch (SplitVote split) {
+				if (attempt >= MAX_SPLIT_ATTEMPTS) {
+					return AcquireResult.held(null);
+				}
+				try {
+					Thread.sleep(ThreadLocalRandom.current().nextLong(1, SPLIT_BACKOFF_MILLIS + 1));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return AcquireResult.held(null);
+				}
+			}
+		}
+	}
+
+	private AcquireResult tryAcquireOnce(LeaseRequest request) {
+		long started = System.nanoTime();
+		long ttlMillis = Math.max(1, request.ttl().toMillis());
+		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - drift(ttlMillis));
+		String jobName = request.jobName();
+		List<String> keys = List.of(this.members.get(0).leaseKey(jobName), this.members.get(0).metaKey(jobName));
+		Instant slot = request.slot();
+		String slotArg = (slot != null) ? Long.toString(slot.toEpochMilli()) : "";
+		List<String> grantArgs = List.of(request.owner(), request.leaseToken(), Long.toString(ttlMillis), slotArg,
+				Long.toString(request.slotTolerance().toMillis()));
+		List<Answer<List<Object>>> grants = onAll(
+				(i) -> this.executors.get(i).execute(RedisLeaseScript.QUORUM_GRANT, keys, grantArgs),
+				started + validityNanos);
+		int granted = 0;
+		int answered = 0;
+		long maxFence = 0;
+		Instant maxLastSlot = null;
+		List<Long> times = new ArrayList<>();
+		Map<String, Integer> holders = new HashMap<>();
+		Set<Integer> refused = new HashSet<>();
+		for (Answer<List<Object>> answer : grants) {
+			if (answer.failure != null) {
+				continue;
+			}
+			List<Object> reply = answer.value;
+			answered++;
+			if (RedisLeaseBackend.asLong(RedisLeaseBackend.element(reply, 0)) == 1) {
+				granted++;
+			}
+			else {
+				refused.add(answer.member);
+				String holder = RedisLeaseBackend.asText(RedisLeaseBackend.element(reply, 1));
+				if (holder != null) {
+					holders.merge(holder, 1, Integer::sum);
+				}
+			}
+			Instant lastSlot = RedisLeaseBackend.asInstant(RedisLeaseBackend.element(reply, 2));
+			if (lastSlot != null && (maxLastSlot == null || lastSlot.isAfter(maxLastSlot))) {
+				maxLastSlot = lastSlot;
+			}
+			times.add(RedisLeaseBackend.asLong(RedisLeaseBackend.element(reply, 3)));
+			maxFence = Math.max(maxFence, RedisLeaseBackend.asLong(RedisLeaseBackend.element(reply, 4)));
+		}
+		Instant storeTime = median(times);
+		if (granted < this.majority) {
+			releaseGrants(request, refused);
+			if (answered < this.majority) {
+				throw unavailable("acquire the lease of job '" + jobName + "'", answered, grants);
+			}
+			observe(storeTime);
+			String holder = holders.entrySet()
+				.stream()
+				.max(Map.Entry.comparingByValue())
+				.map(Map.Entry::getKey)
+				.orElse(null);
+			AcquireResult result = AcquireResult.notAcquired(request, holder, maxLastSlot, storeTime);
+			return (result.outcome() == AcquireResult.Outcome.HELD && holder == null) ? AcquireResult.held(null)
+					: result;
+		}
+		if (slot != null && maxLastSlot != null && !slot.isAfter(maxLastSlot)) {
+			// a majority granted, but a member that did not (or a minority that lagged)
+			// knows a later claim of this slot or a later one
+			releaseGrants(request, refused);
+			observe(storeTime);
+			return AcquireResult.slotDone(maxLastSlot);
+		}
+		long fence = maxFence + 1;
+		this.betweenPhases.run();
+		List<String> commitArgs = List.of(request.leaseToken(), Long.toString(fence), slotArg);
+		List<Answer<List<Object>>> commits = onAll(
+				(i) -> this.executors.get(i).execute(RedisLeaseScript.QUORUM_COMMIT, keys, commitArgs),
+				started + validityNanos);
+		int confirmed = 0;
+		int committedAnswers = 0;
+		for (Answer<List<Object>> answer : commits) {
+			if (answer.failure == null) {
+				committedAnswers++;
+				if (RedisLeaseBackend.asLong(RedisLeaseBackend.element(answer.value, 0)) == 1) {
+					confirmed++;
+				}
+			}
+		}
+		boolean inTime = System.nanoTime() - started < validityNanos;
+		if (confirmed >= this.majority && inTime) {
+			observe(storeTime);
+			return AcquireResult.acquired(fence);
+		}
+		releaseGrants(request, refused);
+		if (!inTime) {
+			throw new RedisQuorumException("cluster-singleton could not acquire the lease of job '" + jobName
+					+ "' on a Redis quorum within its validity (TTL " + ttlMillis + "ms minus the clock-drift "
+					+ "allowance): the acquisition took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+					+ "ms; released it");
+		}
+		if (committedAnswers < this.majority) {
+			throw unavailable("confirm the lease of job '" + jobName + "'", committedAnswers, commits);
+		}
+		return AcquireResult.held(null);
+	}
+
+	/**
+	 * Release the lease of an acquisition that failed on every member that may hold it:
+	 * all but those that answered with a refusal. Failures are logged: the lease expires
+	 * there by itself.
+	 */
+	private void releaseGrants(LeaseRequest request, Set<Integer> refused) {
+		HeldLease lease = HeldLease.of(request, 0);
+		List<Integer> targets = new ArrayList<>();
+		for (int i = 0; i < this.members.size(); i++) {
+			if (!refused.contains(i)) {
+				targets.add(i);
+			}
+		}
+		if (targets.isEmpty()) {
+			return;
+		}
+		List<Answer<Boolean>> answers = onMembers(targets, (i) -> {
+			this.members.get(i).release(lease, Duration.ZERO);
+			return true;
+		}, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, request.ttl().toMillis())));
+		for (Answer<Boolean> answer : answers) {
+			if (answer.failure != null && logger.isDebugEnabled()) {
+				logger.debug(
+						"cluster-singleton could not release a failed quorum acquisition of job '" + request.jobName()
+								+ "' on member " + this.executors.get(answer.member) + "; it expires there by itself",
+						answer.failure);
+			}
+		}
+	}
+
+	@Override
+	public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
+		Assert.notNull(leases, "'leases' must not be null");
+		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
+		if (leases.isEmpty()) {
+			return Set.of();
+		}
+		long started = System.nanoTime();
+		long ttlMillis = Math.max(1, ttl.toMillis());
+		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - drift(ttlMillis));
+		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
+		List<Answer<Set<String>>> answers = onAll((i) -> this.members.get(i).renew(distinct, ttl),
+				started + validityNanos);
+		Map<String, Integer> counts = new HashMap<>();
+		int answered = 0;
+		for (Answer<Set<String>> answer : answers) {
+			if (answer.failure == null) {
+				answered++;
+				answer.value.forEach((token) -> counts.merge(token, 1, Integer::sum));
+			}
+		}
+		if (answered < this.majority) {
+			throw unavailable("renew " + distinct.size() + " lease(s)", answered, answers);
+		}
+		if (System.nanoTime() - started >= validityNanos) {
+			throw new RedisQuorumException("cluster-singleton could not renew its leases on a Redis quorum within "
+					+ "their validity (TTL " + ttlMillis + "ms minus the clock-drift allowance)");
+		}
+		Set<String> renewed = new HashSet<>();
+		counts.forEach((token, count) -> {
+			if (count >= this.majority) {
+				renewed.add(token);
+			}
+		});
+		return renewed;
+	}
+
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
+		List<Answer<Boolean>> answers = onAll((i) -> {
+			this.members.get(i).release(lease, lockAtLeastFor);
+			return true;
+		}, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+		long answered = answers.stream().filter((answer) -> answer.failure == null).count();
+		if (answered < this.majority) {
+			throw unavailable("release the lease of job '" + lease.jobName() + "'", (int) answered, answers);
+		}
+	}
+
+	/**
+	 * Release the lease; the completion is not recorded: a quorum keeps no run state.
+	 */
+	@Override
+	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		release(lease, lockAtLeastFor);
+	}
+
+	/**
+	 * Release the lease; the completion is not recorded: a quorum keeps no run state.
+	 */
+	@Override
+	public boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		release(lease, lockAtLeastFor);
+		return true;
+	}
+
+	/**
+	 * Describe a job from the answers of a majority: the largest fence and last slot any
+	 * member knows, and the holder whose lease a majority holds (none otherwise).
+	 */
+	@Override
+	public Optional<LeaseInfo> describe(String jobName) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		List<Answer<Optional<LeaseInfo>>> answers = onAll((i) -> this.members.get(i).describe(jobName),
+				System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+		int answered = 0;
+		boolean seen = false;
+		long fence = 0;
+		Instant lastSlot = null;
+		Map<String, List<LeaseInfo>> live = new HashMap<>();
+		for (Answer<Optional<LeaseInfo>> answer : answers) {
+			if (answer.failure != null) {
+				continue;
+			}
+			answered++;
+			if (answer.value.isEmpty()) {
+				continue;
+			}
+			seen = true;
+			LeaseInfo info = answer.value.get();
+			fence = Math.max(fence, info.fencingToken());
+			if (info.lastSlot() != null && (lastSlot == null || info.lastSlot().isAfter(lastSlot))) {
+				lastSlot = info.lastSlot();
+			}
+			if (info.live() && info.holder() != null) {
+				live.computeIfAbsent(info.holder(), (holder) -> new ArrayList<>()).add(info);
+			}
+		}
+		if (answered < this.majority) {
+			throw unavailable("describe job '" + jobName + "'", answered, answers);
+		}
+		if (!seen) {
+			return Optional.empty();
+		}
+		for (Map.Entry<String, List<LeaseInfo>> entry : live.entrySet()) {
+			if (entry.getValue().size() >= this.majority) {
+				// the lease as the member whose expiry ends the majority tells it: after
+				// that
+				// expiry, fewer than a majority of the members hold it
+				List<LeaseInfo> byExpiry = new ArrayList<>(entry.getValue());
+				byExpiry
+					.sort(Comparator.comparing(LeaseInfo::expiresAt, Comparator.nullsLast(Comparator.naturalOrder())));
+				LeaseInfo deciding = byExpiry.get(byExpiry.size() - this.majority);
+				return Optional.of(new LeaseInfo(jobName, entry.getKey(), true, deciding.acquiredAt(),
+						deciding.expiresAt(), fence, lastSlot));
+			}
+		}
+		return Optional.of(new LeaseInfo(jobName, null, false, null, null, fence, lastSlot));
+	}
+
+	@Override
+	public boolean forceRelease(String jobName) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		List<Answer<Boolean>> answers = onAll((i) -> this.members.get(i).forceRelease(jobName),
+				System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+		long answered = answers.stream().filter((answer) -> answer.failure == null).count();
+		if (answered < this.majority) {
+			throw unavailable("force-release job '" + jobName + "'", (int) answered, answers);
+		}
+		return answers.stream().anyMatch((answer) -> answer.failure == null && Boolean.TRUE.equals(answer.value));
+	}
+
+	/**
+	 * Check that a majority of the members answer.
+	 */
+	@Override
+	public void probe() {
+		List<Answer<Boolean>> answers = onAll((i) -> {
+			this.members.get(i).probe();
+			return true;
+		}, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+		long answered = answers.stream().filter((answer) -> answer.failure == null).count();
+		if (answered < this.majority) {
+			throw unavailable("probe", (int) answered, answers);
+		}
+	}
+
+	/**
+	 * Register a resource to close with this backend (the members' clients).
+	 * @param resource the resource
+	 */
+	public void closeWith(AutoCloseable resource) {
+		Assert.notNull(resource, "'resource' must not be null");
+		synchronized (this.resources) {
+			this.resources.add(resource);
+		}
+	}
+
+	/**
+	 * Stop the threads that call the members, and close the registered resources.
+	 */
+	@Override
+	public void close() {
+		this.pools.forEach(ExecutorService::shutdownNow);
+		synchronized (this.resources) {
+			for (AutoCloseable resource : this.resources) {
+				try {
+					resource.close();
+				}
+				catch (Exception ex) {
+					logger.debug("cluster-singleton could not close " + resource, ex);
+				}
+			}
+			this.resources.clear();
+		}
+	}
+
+	/**
+	 * The clock-drift allowance of a lease: 1% of its TTL plus 2ms.
+	 */
+	static long drift(long ttlMillis) {
+		return ttlMillis / 100 + 2;
+	}
+
+	private void observe(@Nullable Instant storeTime) {
+		if (storeTime == null) {
+			return;
+		}
+		try {
+			this.storeClockObserver.storeTimeObserved(storeTime);
+		}
+		catch (RuntimeException ex) {
+			// an observer must not turn a good round trip into a failure
+		}
+	}
+
+	private static @Nullable Instant median(List<Long> times) {
+		if (times.isEmpty()) {
+			return null;
+		}
+		List<Long> sorted = new ArrayList<>(times);
+		sorted.sort(Long::compare);
+		return Instant.ofEpochMilli(sorted.get(sorted.size() / 2));
+	}
+
+	private RedisQuorumException unavailable(String what, int answered, List<? extends Answer<?>> answers) {
+		RedisQuorumException ex = new RedisQuorumException("cluster-singleton could not " + what + ": only " + answered
+				+ " of " + this.members.size() + " Redis quorum members answered, " + this.majority + " needed");
+		for (Answer<?> answer : answers) {
+			if (answer.failure != null) {
+				ex.addSuppressed(answer.failure);
+			}
+		}
+		return ex;
+	}
+
+	private <T> List<Answer<T>> onAll(Function<Integer, T> call, long deadlineNanos) {
+		List<Integer> all = new ArrayList<>();
+		for (int i = 0; i < this.members.size(); i++) {
+			all.add(i);
+		}
+		return onMembers(all, call, deadlineNanos, this.majority);
+	}
+
+	private <T> List<Answer<T>> onMembers(List<Integer> targets, Function<Integer, T> call, long deadlineNanos) {
+		return onMembers(targets, call, deadlineNanos, targets.size());
+	}
+
+	/**
+	 * Call the given members in parallel and wait for their answers until the deadline
+	 * ({@link System#nanoTime()}). Once {@code enough} members have answered without
+	 * failure, the others get as long again as those took (at least 2ms) and then count
+	 * as failed: a member that is down, whose client waits for its timeout, does not slow
+	 * down every call of a quorum that can decide without it.
+	 */
+	private <T> List<Answer<T>> onMembers(List<Integer> targets, Function<Integer, T> call, long deadlineNanos,
+			int enough) {
+		long started = System.nanoTime();
+		List<CompletableFuture<T>> futures = new ArrayList<>();
+		BlockingQueue<CompletableFuture<T>> completed = new LinkedBlockingQueue<>();
+		for (Integer member : targets) {
+			CompletableFuture<T> future = CompletableFuture.supplyAsync(() -> call.apply(member),
+					this.pools.get(member));
+			futures.add(future);
+			future.whenComplete((value, failure) -> completed.add(future));
+		}
+		int done = 0;
+		int succeeded = 0;
+		long graceEnd = 0;
+		boolean graceStarted = false;
+		try {
+			while (done < futures.size()) {
+				long now = System.nanoTime();
+				long until = graceStarted && graceEnd - deadlineNanos < 0 ? graceEnd : deadlineNanos;
+				long wait = until - now;
+				if (wait <= 0) {
+					break;
+				}
+				CompletableFuture<T> next = completed.poll(wait, TimeUnit.NANOSECONDS);
+				if (next == null) {
+					break;
+				}
+				done++;
+				if (!next.isCompletedExceptionally()) {
+					succeeded++;
+				}
+				if (!graceStarted && succeeded >= enough) {
+					long now2 = System.nanoTime();
+					graceEnd = now2 + Math.max(TimeUnit.MILLISECONDS.toNanos(2), now2 - started);
+					graceStarted = true;
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		List<Answer<T>> answers = new ArrayList<>();
+		for (int k = 0; k < targets.size(); k++) {
+			int member = targets.get(k);
+			CompletableFuture<T> future = futures.get(k);
+			if (!future.isDone()) {
+				// not cancelled: a call still queued for the member must still be made,
+				// in
+				// order, so that what follows it (a release) finds what it did
+				answers.add(new Answer<>(member, null, new TimeoutException(
+						"Redis quorum member " + this.executors.get(member) + " did not answer within the round")));
+				continue;
+			}
+			try {
+				answers.add(new Answer<>(member, future.getNow(null), null));
+			}
+			catch (CompletionException | CancellationException ex) {
+				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+				answers.add(new Answer<>(member, null, cause));
+			}
+		}
+		return answers;
+	}
+
+	@Override
+	public String toString() {
+		return "RedisQuorumLeaseBackend [keyPrefix=" + this.keyPrefix + ", members=" + this.executors + "]";
+	}
+
+	/**
+	 * An acquisition that no holder refused with a majority and that got some grants,
+	 * given back: worth another try.
+	 */
+	private static final class SplitVote extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		SplitVote() {
+			super(null, null, false, false);
+		}
+
+	}
+
+	private record Answer<T>(int member, @Nullable T value, @Nullable Throwable failure) {
+
+	}
+
+}

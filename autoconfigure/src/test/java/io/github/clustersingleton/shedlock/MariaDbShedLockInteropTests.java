@@ -1,0 +1,58 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.shedlock;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.clustersingleton.test.TestStores;
+
+/**
+ * The rolling-upgrade proof on MariaDB, the ShedLock node on its own clock written as UTC
+ * ({@code forceUtcTimeZone()}), not on {@code usingDbTime()}.
+ *
+ * @author cluster-singleton contributors
+ */
+class MariaDbShedLockInteropTests extends AbstractShedLockInteropTests {
+
+	@Override
+	String url() {
+		return TestStores.mariadbUrl();
+	}
+
+	@Override
+	HikariDataSource dataSource() {
+		return TestStores.mariadbDataSource();
+	}
+
+	@Override
+	String shedLockTableDdl(String table) {
+		return "CREATE TABLE " + table + " (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL, "
+				+ "locked_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), locked_by VARCHAR(255) NOT NULL, "
+				+ "PRIMARY KEY (name))";
+	}
+
+	@Override
+	String runsTableDdl(String table) {
+		return "CREATE TABLE " + table + " (id VARCHAR(36) PRIMARY KEY, node VARCHAR(32) NOT NULL, "
+				+ "started DATETIME(6) NOT NULL, ended DATETIME(6))";
+	}
+
+	@Override
+	boolean shedLockUsesDbTime() {
+		return false;
+	}
+
+}
