@@ -17,18 +17,11 @@
 package io.github.clustersingleton.sample;
 
 import java.time.Clock;
-import java.time.Duration;
 
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerCustomizer;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerCustomizer;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.ConditionContext;
-import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Skews this copy's clock by {@code demo.clock-offset}, to show that a cron slot still
@@ -36,44 +29,40 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * cluster-singleton reads to work out a trigger's slot) and Spring's task scheduler
  * (which decides when the trigger fires) use the skewed clock, as they would on a host
  * whose system clock is off. The lease store keeps judging expiry by its own clock.
+ * <p>
+ * The offset is read when the beans are created, not by a condition, so that it also
+ * works in a build processed ahead of time (where conditions are settled at build time):
+ * with no offset the clock is the system's UTC clock and the schedulers keep their own.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 @Configuration(proxyBeanMethods = false)
-@Conditional(ClockOffsetConfiguration.OnClockOffsetCondition.class)
 class ClockOffsetConfiguration {
 
 	@Bean
 	Clock clock(DemoProperties properties) {
-		return Clock.offset(Clock.systemUTC(), properties.getClockOffset());
+		return properties.getClockOffset().isZero() ? Clock.systemUTC()
+				: Clock.offset(Clock.systemUTC(), properties.getClockOffset());
 	}
 
 	@Bean
-	ThreadPoolTaskSchedulerCustomizer skewedThreadPoolTaskScheduler(Clock clock) {
-		return (scheduler) -> scheduler.setClock(clock);
+	ThreadPoolTaskSchedulerCustomizer skewedThreadPoolTaskScheduler(DemoProperties properties, Clock clock) {
+		return (scheduler) -> {
+			if (!properties.getClockOffset().isZero()) {
+				scheduler.setClock(clock);
+			}
+		};
 	}
 
 	@Bean
-	SimpleAsyncTaskSchedulerCustomizer skewedSimpleAsyncTaskScheduler(Clock clock) {
+	SimpleAsyncTaskSchedulerCustomizer skewedSimpleAsyncTaskScheduler(DemoProperties properties, Clock clock) {
 		// the scheduler Boot uses with spring.threads.virtual.enabled=true
-		return (scheduler) -> scheduler.setClock(clock);
-	}
-
-	/**
-	 * Matches when {@code demo.clock-offset} is set to a non-zero duration.
-	 */
-	static class OnClockOffsetCondition extends SpringBootCondition {
-
-		@Override
-		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-			Duration offset = Binder.get(context.getEnvironment())
-				.bind("demo.clock-offset", Duration.class)
-				.orElse(Duration.ZERO);
-			return offset.isZero() ? ConditionOutcome.noMatch("demo.clock-offset is zero")
-					: ConditionOutcome.match("demo.clock-offset is " + offset);
-		}
-
+		return (scheduler) -> {
+			if (!properties.getClockOffset().isZero()) {
+				scheduler.setClock(clock);
+			}
+		};
 	}
 
 }

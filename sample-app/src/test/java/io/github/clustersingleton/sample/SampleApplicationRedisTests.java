@@ -26,6 +26,7 @@ import javax.sql.DataSource;
 
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.redis.RedisLeaseBackend;
+import io.github.clustersingleton.test.TestStores;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,15 +39,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.util.StringUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Boots the demo with the {@code redis} profile against the test Redis server
- * ({@code CLUSTER_SINGLETON_TEST_REDIS_URL}, else 127.0.0.1:6379), under a key prefix of
- * its own.
+ * Boots the demo with the {@code redis} profile against the test Redis server (found by
+ * {@link TestStores#redisUrl()}), under a key prefix of its own.
  *
  * @author cluster-singleton contributors
  */
@@ -73,12 +72,9 @@ class SampleApplicationRedisTests {
 	@DynamicPropertySource
 	static void redisProperties(DynamicPropertyRegistry registry) {
 		registry.add("cluster-singleton.redis.key-prefix", () -> KEY_PREFIX);
-		String url = System.getenv("CLUSTER_SINGLETON_TEST_REDIS_URL");
-		if (StringUtils.hasText(url)) {
-			URI uri = URI.create(url);
-			registry.add("spring.data.redis.host", uri::getHost);
-			registry.add("spring.data.redis.port", uri::getPort);
-		}
+		URI url = URI.create(TestStores.redisUrl());
+		registry.add("spring.data.redis.host", url::getHost);
+		registry.add("spring.data.redis.port", url::getPort);
 	}
 
 	@AfterEach

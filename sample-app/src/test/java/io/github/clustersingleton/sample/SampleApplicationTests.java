@@ -29,10 +29,12 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aot.AotDetector;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.AnnotationConfigUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.client.RestClient;
 
@@ -80,6 +82,18 @@ class SampleApplicationTests {
 		assertThat(this.context.getBeanNamesForType(KubernetesClient.class)).isEmpty();
 		assertThat(this.executor.getBackend().id()).isEqualTo("jdbc");
 		assertThat(this.executor.getBackend()).isSameAs(this.leaseBackend);
+	}
+
+	@Test
+	void contextComesFromTheAotProcessingWhenAotIsEnabled() {
+		// the build runs these tests twice: as they are, and with spring.aot.enabled=true
+		// on the contexts that spring-boot:process-test-aot generated; those register
+		// their bean definitions from generated code, without parsing configuration
+		// classes
+		boolean aot = Boolean.getBoolean("spring.aot.enabled");
+		assertThat(AotDetector.useGeneratedArtifacts()).isEqualTo(aot);
+		assertThat(this.context.containsBean(AnnotationConfigUtils.CONFIGURATION_ANNOTATION_PROCESSOR_BEAN_NAME))
+			.isNotEqualTo(aot);
 	}
 
 	@Test

@@ -217,6 +217,14 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			if (!lease.isPending(request.policy(), null, false, now)) {
 				return AcquireResult.nothingPending();
 			}
+			if (lease.awaitsGrace(request.policy(), now)) {
+				// a run still recorded as running may have ended without its completion
+				// reaching the store yet: mark it, and take it over after the grace
+				if (lease.recoverAt == null) {
+					lease.recoverAt = plus(now, request.recoveryGrace());
+				}
+				return AcquireResult.nothingPending();
+			}
 			lease.takeOver(request, now);
 			return AcquireResult.acquired(lease.fencingToken, lease.lastSlot, lease.run());
 		}
@@ -246,6 +254,12 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		// policy, so that every claim of a slot without one starts the slot's first run
 		// (a later claim under an active policy must not take the slots for unserved)
 		boolean pending = policy.isActive() && lease.isPending(policy, request.previousSlot(), true, now);
+		if (pending && lease.awaitsGrace(policy, now)) {
+			// the run may have ended without its completion reaching the store yet: only
+			// a
+			// recovery claim's mark and the grace after it let a claim take it over
+			return AcquireResult.notAcquired(request, lease.owner, lease.lastSlot, now);
+		}
 		lease.takeOver(request, now);
 		if (!pending && slot != null) {
 			lease.startRun(slot, 1);
@@ -291,6 +305,11 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 
 	@Override
 	public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+		completeRun(lease, lockAtLeastFor, completion);
+	}
+
+	@Override
+	public boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
@@ -299,18 +318,29 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		try {
 			Instant now = this.clock.instant();
 			StoredLease stored = this.leases.get(lease.jobName());
-			if (stored == null || !stored.isHeldBy(lease.leaseToken(), now)) {
-				return;
-			}
-			Instant keepUntil = plus(stored.acquiredAt, lockAtLeastFor);
-			stored.expiresAt = keepUntil.isAfter(now) ? keepUntil : now;
-			// a renewal sent before the release must not extend a kept lease or revive a
-			// released one
-			stored.leaseToken = null;
+			boolean recorded = true;
 			if (completion.state() != null) {
-				stored.runState = completion.state();
-				stored.retryAt = (completion.state() == RunState.FAILED) ? plus(now, completion.retryDelay()) : null;
+				// by the run's token, even after the lease expired, as long as no other
+				// claim took the job since
+				recorded = stored != null && lease.leaseToken().equals(stored.runToken);
+				// only the run with this fencing token: once a later run started under
+				// the same token (a startRun whose answer the caller may not have seen),
+				// that start has ended this run, and the later one stays as it is
+				if (recorded && stored.fencingToken == lease.fencingToken()) {
+					stored.runState = completion.state();
+					stored.retryAt = (completion.state() == RunState.FAILED) ? plus(now, completion.retryDelay())
+							: null;
+					stored.recoverAt = null;
+				}
 			}
+			if (stored != null && stored.isHeldBy(lease.leaseToken(), now)) {
+				Instant keepUntil = plus(stored.acquiredAt, lockAtLeastFor);
+				stored.expiresAt = keepUntil.isAfter(now) ? keepUntil : now;
+				// a renewal sent before the release must not extend a kept lease or
+				// revive a released one
+				stored.leaseToken = null;
+			}
+			return recorded;
 		}
 		finally {
 			this.lock.unlock();
@@ -564,9 +594,22 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		/** For a failed run, from when a recovery claim may take it. */
 		private @Nullable Instant retryAt;
 
+		/**
+		 * The lease token of the claim that took the job last, which a completion of the
+		 * current run must carry; kept when the lease is released or expires.
+		 */
+		private String runToken;
+
+		/**
+		 * For a run still recorded as running on an expired lease, from when a claim may
+		 * take it over (set by the first recovery claim that found it).
+		 */
+		private @Nullable Instant recoverAt;
+
 		StoredLease(LeaseRequest request, Instant now) {
 			this.owner = request.owner();
 			this.leaseToken = request.leaseToken();
+			this.runToken = request.leaseToken();
 			this.acquiredAt = now;
 			this.expiresAt = plus(now, request.ttl());
 			this.fencingToken = 1;
@@ -576,6 +619,8 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		void takeOver(LeaseRequest request, Instant now) {
 			this.owner = request.owner();
 			this.leaseToken = request.leaseToken();
+			this.runToken = request.leaseToken();
+			this.recoverAt = null;
 			this.acquiredAt = now;
 			this.expiresAt = plus(now, request.ttl());
 			this.fencingToken++;
@@ -593,6 +638,18 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			this.attempt = attempt;
 			this.runState = RunState.RUNNING;
 			this.retryAt = null;
+			this.recoverAt = null;
+		}
+
+		/**
+		 * Whether a claim must not take the current run over yet: it is still recorded as
+		 * running, the policy would run it again, and no recovery claim marked it at
+		 * least the grace ago.
+		 */
+		boolean awaitsGrace(ClaimPolicy policy, Instant now) {
+			SlotRun run = run();
+			return run != null && policy.needsRecoveryGrace(run)
+					&& (this.recoverAt == null || this.recoverAt.isAfter(now));
 		}
 
 		@Nullable SlotRun run() {

@@ -270,6 +270,12 @@ class InMemoryLeaseBackendTests {
 		this.clock.advance(TTL);
 		assertThat(this.backend.findPending(Map.of("job", policy, "other", policy))).containsExactly("job");
 		LeaseRequest recovery = LeaseRequest.recovery("job", "node-b", UUID.randomUUID().toString(), TTL, policy);
+		// the run may have ended without its completion arriving yet: the first recovery
+		// claim only marks it, and a claim takes it over once the grace has passed
+		assertThat(this.backend.tryAcquire(recovery).isAcquired()).isFalse();
+		this.clock.advance(recovery.recoveryGrace().minusMillis(1));
+		assertThat(this.backend.tryAcquire(recovery).isAcquired()).isFalse();
+		this.clock.advance(Duration.ofMillis(1));
 		AcquireResult recovered = this.backend.tryAcquire(recovery);
 		HeldLease lease = HeldLease.of(recovery, recovered.fencingToken());
 		assertThat(this.backend.startRun(lease, START, 2)).hasValue(recovered.fencingToken() + 1);
