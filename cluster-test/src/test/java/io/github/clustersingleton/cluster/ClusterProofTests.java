@@ -46,16 +46,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntToLongFunction;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import io.github.clustersingleton.cluster.node.NodeApplication;
 import io.github.clustersingleton.cluster.node.NodeJobs;
+import io.github.clustersingleton.test.TestStores;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -70,21 +74,32 @@ import static org.assertj.core.api.Assertions.assertThat;
  * faults (kill -9, a join, SIGSTOP longer than the lease TTL, a store outage, a store
  * restart) and checks the ledger every run writes: at most one run per job and slot, no
  * missed slot outside the fault windows, strictly increasing fencing tokens, and a stale,
- * lease-invalid run after the pause. {@code -Dcluster.proof.profile=long} runs the long
- * profile (see docs/reliability.md).
+ * lease-invalid run after the pause. {@link #leaderMode} runs the same nodes in leader
+ * mode and kills the leader. {@code -Dcluster.proof.profile=long} runs the long profile
+ * (see docs/reliability.md).
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 class ClusterProofTests {
 
-	private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:5432/";
+	/**
+	 * The PostgreSQL server of the ledger and the JDBC lease store, as {@link TestStores}
+	 * finds it (the machine's server on 127.0.0.1:5432, or one started from a Maven
+	 * artifact when nothing else answers). The nodes get its URLs on their command lines.
+	 */
+	static final String LEDGER_URL = TestStores.postgresUrl("postgres");
 
-	private static final String LEDGER_URL = POSTGRES + "postgres";
+	static final String LEASE_DATABASE = "cluster_proof_lease";
 
-	private static final String LEASE_DATABASE = "cluster_proof_lease";
+	static final String LEASE_URL = TestStores.postgresUrl(LEASE_DATABASE);
 
-	private static final Duration TTL = Duration.ofSeconds(2);
+	/**
+	 * Only the machine's own cluster on 127.0.0.1:5432 is restarted with pg_ctlcluster.
+	 */
+	private static final boolean LOCAL_POSTGRES = LEDGER_URL.startsWith("jdbc:postgresql://127.0.0.1:5432/");
+
+	static final Duration TTL = Duration.ofSeconds(2);
 
 	private static final Duration INTERVAL = Duration.ofSeconds(1);
 
@@ -141,6 +156,13 @@ class ClusterProofTests {
 	/** The {@code misfire-limit} of the run-all job. */
 	private static final int MISFIRE_LIMIT = 3;
 
+	/**
+	 * How long after the kill of the {@code recovery: lost} job's node the harness waits
+	 * at the most for the recovery run to end before the next fault: two TTLs for the
+	 * takeover, the run's 4 s, and room for a loaded machine.
+	 */
+	private static final Duration RECOVERY_WAIT = TTL.multipliedBy(2).plusSeconds(4).plusSeconds(6);
+
 	/** How long the whole cluster stays down: several periods of every policy job. */
 	private static final Duration CLUSTER_DOWN = Duration.ofSeconds(25);
 
@@ -150,14 +172,34 @@ class ClusterProofTests {
 	/** The slots of the policy jobs this close to the end are not checked. */
 	private static final Duration POLICY_END_MARGIN = Duration.ofSeconds(6);
 
+	/**
+	 * The clock offsets of the leader-mode scenario's nodes are spread over plus or minus
+	 * this, within the slot tolerance: a leader whose clock is further ahead has every
+	 * slot it names refused (clock-skew), and no other node runs it.
+	 */
+	private static final Duration LEADER_SKEW = Duration.ofMillis(500);
+
+	/** How long the leader-mode scenario lets the cluster run between two kills. */
+	private static final Duration LEADER_STEADY = Duration.ofSeconds(12);
+
+	/**
+	 * The longest a job may go without a run after the kill -9 of the leader: two lease
+	 * TTLs (the leader lease expires, a watchdog tick of another node takes it) and one
+	 * period (the job's next slot).
+	 */
+	private static final Duration TAKEOVER_BOUND = TTL.multipliedBy(2).plus(INTERVAL);
+
+	/** What a node's executor logs at DEBUG for each trigger it skips as a non-leader. */
+	private static final String NOT_LEADER = "this node is not the leader";
+
 	/** The start of a node's pause line (see the node's {@code PauseMonitor}). */
 	private static final String PAUSE_PREFIX = "[pause] ";
 
 	/**
-	 * What every WARN of the engine about a release that failed contains (see
-	 * {@link #unrecordedCompletionWarning}).
+	 * What every WARN of the engine about a run's end that the store did not record
+	 * contains (see {@link #unrecordedCompletionWarnings}).
 	 */
-	private static final String RELEASE_FAILED = "cluster-singleton could not release the lease of job '";
+	private static final String RELEASE_FAILED = " the end of job '";
 
 	/** The report's name of the documented at-least-once window. */
 	static final String UNRECORDED_COMPLETION = "completion not recorded: store unreachable when the run ended "
@@ -200,6 +242,9 @@ class ClusterProofTests {
 
 	private Path logDirectory;
 
+	/** When the stores were ready, on the monotonic clock. */
+	private long startedNanos;
+
 	/** Independent probes of the stores, started with the nodes. */
 	private final List<StallWatch> watches = new ArrayList<>();
 
@@ -225,7 +270,7 @@ class ClusterProofTests {
 				}
 			});
 			if ("jdbc".equals(this.backend)) {
-				retrying(POSTGRES + LEASE_DATABASE, "harness", (leases) -> {
+				retrying(LEASE_URL, "harness", (leases) -> {
 					try (PreparedStatement delete = leases
 						.prepareStatement("DELETE FROM cluster_singleton_lease WHERE name LIKE ?")) {
 						delete.setString(1, this.runId + "-%");
@@ -250,19 +295,8 @@ class ClusterProofTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("backends")
 	void clusterProof(String backend) throws Exception {
-		this.backend = backend;
-		this.runId = "p" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-		this.logDirectory = Path.of("target", "cluster-proof-logs", backend + "-" + this.runId);
-		Files.createDirectories(this.logDirectory);
-		prepareStores();
-		startWatches();
-		long started = System.nanoTime();
-		for (int i = 0; i < this.profile.nodes; i++) {
-			this.nodes.add(start("node" + i, offset(i)));
-		}
-		for (Node node : this.nodes) {
-			node.awaitStarted();
-		}
+		begin(backend, "");
+		startNodes(this::start, this::offset);
 		// the start is a join of every node: observe once it is over
 		Instant observedFrom = Instant.now().plus(TTL).plus(INTERVAL).plus(SKEW).truncatedTo(ChronoUnit.SECONDS);
 		for (int cycle = 0; cycle < this.profile.cycles; cycle++) {
@@ -308,18 +342,121 @@ class ClusterProofTests {
 			wholeClusterStop();
 		}
 		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
-		for (Node node : this.nodes) {
-			node.process.destroy();
+		stopCluster();
+		check(observedFrom, observedTo, took());
+	}
+
+	/**
+	 * Name the run, create its log directory, prepare the stores and start the stall
+	 * watches.
+	 * @param backend the lease store
+	 * @param scenario what the log directory's name starts with
+	 */
+	private void begin(String backend, String scenario) throws Exception {
+		this.backend = backend;
+		this.runId = "p" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+		this.logDirectory = Path.of("target", "cluster-proof-logs", scenario + backend + "-" + this.runId);
+		Files.createDirectories(this.logDirectory);
+		prepareStores();
+		startWatches();
+		this.startedNanos = System.nanoTime();
+	}
+
+	/**
+	 * How long the run has taken since {@link #begin}.
+	 */
+	private Duration took() {
+		return Duration.ofNanos(System.nanoTime() - this.startedNanos);
+	}
+
+	/**
+	 * Start the profile's nodes, {@code node0} and on, and wait until they all started.
+	 */
+	private void startNodes(NodeStarter starter, IntToLongFunction offsets) throws Exception {
+		for (int i = 0; i < this.profile.nodes; i++) {
+			this.nodes.add(starter.start("node" + i, offsets.applyAsLong(i)));
 		}
+		awaitStarted();
+	}
+
+	private void awaitStarted() throws Exception {
 		for (Node node : this.nodes) {
-			node.process.waitFor();
+			node.awaitStarted();
 		}
+	}
+
+	/**
+	 * Stop every node (a normal shutdown: each drains its ledger backlog), then the stall
+	 * watches.
+	 */
+	private void stopCluster() throws Exception {
+		Node.stopAll(this.nodes);
 		Thread.sleep(500);
 		for (StallWatch watch : this.watches) {
 			watch.stop();
 		}
-		Duration took = Duration.ofNanos(System.nanoTime() - started);
-		check(observedFrom, observedTo, took);
+	}
+
+	/**
+	 * The leader-mode scenario: every node with {@code cluster-singleton.leader.enabled},
+	 * several every-second jobs; the leader is killed with {@code kill -9} while it runs
+	 * a job, and a replacement with the same clock joins, again and again. Checked from
+	 * the ledger: between two kills every run is on one node, after each kill another
+	 * node runs every job within {@link #TAKEOVER_BOUND}, no (job, slot) runs twice,
+	 * fencing tokens rise per job across the changes, and the nodes that never led logged
+	 * their {@code not-leader} skips.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("backends")
+	void leaderMode(String backend) throws Exception {
+		begin(backend, "leader-");
+		startNodes(this::startLeaderNode, this::leaderOffset);
+		Instant observedFrom = Instant.now().plus(TTL).plus(INTERVAL).truncatedTo(ChronoUnit.SECONDS);
+		sleepUntil(observedFrom.plus(LEADER_STEADY));
+		for (int round = 0; round < this.profile.leaderKills; round++) {
+			Node leader = killNodeInRun();
+			Instant at = this.kills.get(this.kills.size() - 1).at;
+			sleepUntil(at.plus(TAKEOVER_BOUND));
+			this.nodes.add(startLeaderNode(leader.id + "r", leader.offsetMillis));
+			sleepUntil(at.plus(LEADER_STEADY));
+		}
+		awaitStarted();
+		// the last replacement must have been a follower for a while
+		Thread.sleep(LEADER_STEADY.dividedBy(3).toMillis());
+		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
+		stopCluster();
+		checkLeaderMode(observedFrom, observedTo, took());
+	}
+
+	private Node startLeaderNode(String id, long offsetMillis) throws IOException {
+		return start(id, offsetMillis, this.profile.leaderJobs,
+				List.of("--cluster-singleton.leader.enabled=true",
+						"--cluster-singleton.leader.lease-name=" + job("leader"),
+						"--logging.level.io.github.clustersingleton.lease.ClusterSingletonExecutor=DEBUG"));
+	}
+
+	/**
+	 * Whether a run belongs to the stretch between two kills of the leader (or the
+	 * observed window's ends). A run of a killed node that the ledger says started after
+	 * the kill was sent, but before its process was gone, belongs to the stretch before
+	 * the kill: it started before the signal landed.
+	 */
+	private static boolean inEpoch(Run run, Instant start, Instant end, Kill before, Kill after) {
+		if (after != null && startedWhileDying(run, after)) {
+			return true;
+		}
+		if (before != null && startedWhileDying(run, before)) {
+			return false;
+		}
+		return !run.dbStarted.isBefore(start) && run.dbStarted.isBefore(end);
+	}
+
+	private static boolean startedWhileDying(Run run, Kill kill) {
+		return run.node.equals(kill.node) && !run.dbStarted.isBefore(kill.at) && !run.dbStarted.isAfter(kill.dead);
+	}
+
+	private long leaderOffset(int index) {
+		return -LEADER_SKEW.toMillis() + (2 * LEADER_SKEW.toMillis() * index) / Math.max(1, this.profile.nodes - 1);
 	}
 
 	static List<String> backends() {
@@ -335,42 +472,14 @@ class ClusterProofTests {
 
 	private void prepareStores() throws Exception {
 		try (Connection ledger = ledger(); Statement statement = ledger.createStatement()) {
-			statement.execute("CREATE TABLE IF NOT EXISTS cluster_ledger (id BIGSERIAL PRIMARY KEY, "
-					+ "run_id VARCHAR(40) NOT NULL, job VARCHAR(200) NOT NULL, slot TIMESTAMPTZ, "
-					+ "node VARCHAR(40) NOT NULL, fencing_token BIGINT NOT NULL, started_at TIMESTAMPTZ NOT NULL, "
-					+ "ended_at TIMESTAMPTZ, lease_valid_at_end BOOLEAN, "
-					+ "db_started TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), db_ended TIMESTAMPTZ)");
-			statement.execute("CREATE INDEX IF NOT EXISTS cluster_ledger_run ON cluster_ledger (run_id, node)");
-			// added for the store restart: a retried insert must not record a run twice,
-			// and a delayed write says that its start or end is not on the database's
-			// clock
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_key VARCHAR(120)");
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_started_derived BOOLEAN "
-					+ "NOT NULL DEFAULT false");
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_ended_derived BOOLEAN "
-					+ "NOT NULL DEFAULT false");
-			statement.execute("CREATE UNIQUE INDEX IF NOT EXISTS cluster_ledger_run_key ON cluster_ledger (run_key)");
-			// the fire time the node's scheduler meant the trigger for (its clock):
-			// tells a late trigger's run from an on-time one
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS fire_time TIMESTAMPTZ");
-			// what the context said (attempt, trigger, the other missed slots of a
-			// run-once catch-up) and whether the run threw: the policy checks
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS attempt INT NOT NULL DEFAULT 1");
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_trigger VARCHAR(16)");
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS missed_slots TEXT");
-			statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS failed BOOLEAN");
+			createLedgerTable(statement);
 			if ("jdbc".equals(this.backend)) {
-				try (ResultSet result = statement
-					.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + LEASE_DATABASE + "'")) {
-					if (!result.next()) {
-						statement.execute("CREATE DATABASE " + LEASE_DATABASE);
-					}
-				}
+				createLeaseDatabase(statement);
 			}
 		}
 		// the stall watch's durable write, on the server that holds both the ledger
 		// and (for the JDBC backend) the lease store
-		retrying(POSTGRES + probeDatabase(), "harness", (probe) -> {
+		retrying(probeUrl(), "harness", (probe) -> {
 			try (Statement statement = probe.createStatement()) {
 				statement.execute("CREATE TABLE IF NOT EXISTS cluster_proof_probe (id INT PRIMARY KEY, n BIGINT)");
 				statement.execute("INSERT INTO cluster_proof_probe VALUES (1, 0) ON CONFLICT (id) DO NOTHING");
@@ -393,8 +502,53 @@ class ClusterProofTests {
 		}
 	}
 
-	private String probeDatabase() {
-		return "jdbc".equals(this.backend) ? LEASE_DATABASE : "postgres";
+	/**
+	 * Create the {@code cluster_ledger} table (and its later columns) if it does not
+	 * exist.
+	 * @param statement a statement on the ledger's database
+	 */
+	static void createLedgerTable(Statement statement) throws SQLException {
+		statement.execute("CREATE TABLE IF NOT EXISTS cluster_ledger (id BIGSERIAL PRIMARY KEY, "
+				+ "run_id VARCHAR(40) NOT NULL, job VARCHAR(200) NOT NULL, slot TIMESTAMPTZ, "
+				+ "node VARCHAR(40) NOT NULL, fencing_token BIGINT NOT NULL, started_at TIMESTAMPTZ NOT NULL, "
+				+ "ended_at TIMESTAMPTZ, lease_valid_at_end BOOLEAN, "
+				+ "db_started TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(), db_ended TIMESTAMPTZ)");
+		statement.execute("CREATE INDEX IF NOT EXISTS cluster_ledger_run ON cluster_ledger (run_id, node)");
+		// added for the store restart: a retried insert must not record a run twice,
+		// and a delayed write says that its start or end is not on the database's
+		// clock
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_key VARCHAR(120)");
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_started_derived BOOLEAN "
+				+ "NOT NULL DEFAULT false");
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS db_ended_derived BOOLEAN "
+				+ "NOT NULL DEFAULT false");
+		statement.execute("CREATE UNIQUE INDEX IF NOT EXISTS cluster_ledger_run_key ON cluster_ledger (run_key)");
+		// the fire time the node's scheduler meant the trigger for (its clock):
+		// tells a late trigger's run from an on-time one
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS fire_time TIMESTAMPTZ");
+		// what the context said (attempt, trigger, the other missed slots of a
+		// run-once catch-up) and whether the run threw: the policy checks
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS attempt INT NOT NULL DEFAULT 1");
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_trigger VARCHAR(16)");
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS missed_slots TEXT");
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS failed BOOLEAN");
+	}
+
+	/**
+	 * Create the lease database if it does not exist.
+	 * @param statement a statement on another database of the server
+	 */
+	static void createLeaseDatabase(Statement statement) throws SQLException {
+		try (ResultSet result = statement
+			.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + LEASE_DATABASE + "'")) {
+			if (!result.next()) {
+				statement.execute("CREATE DATABASE " + LEASE_DATABASE);
+			}
+		}
+	}
+
+	private String probeUrl() {
+		return "jdbc".equals(this.backend) ? LEASE_URL : LEDGER_URL;
 	}
 
 	/**
@@ -404,8 +558,8 @@ class ClusterProofTests {
 	 * opened again after a failure.
 	 */
 	private void startWatches() {
-		this.watches.add(new StallWatch("PostgreSQL " + probeDatabase(),
-				new PostgresProbe(POSTGRES + probeDatabase(), "probe-" + this.runId)));
+		this.watches.add(new StallWatch("PostgreSQL " + ("jdbc".equals(this.backend) ? LEASE_DATABASE : "postgres"),
+				new PostgresProbe(probeUrl(), "probe-" + this.runId)));
 		if (this.redisServer != null) {
 			this.watches.add(new StallWatch("Redis", () -> redis("INCR", "cluster-proof-probe")));
 		}
@@ -413,14 +567,8 @@ class ClusterProofTests {
 	}
 
 	private static Path findRedisServer() {
-		Path binary = findOnPath("redis-server");
-		if (binary == null) {
-			throw new AssertionError("redis-server not found on the PATH (" + System.getenv("PATH") + "). The Redis "
-					+ "backend of the cluster proof starts, kills and restarts a Redis server of its own. Install "
-					+ "it (Debian/Ubuntu: apt-get install redis-server) or run only the JDBC backend: "
-					+ "-Dcluster.proof.backends=jdbc");
-		}
-		return binary;
+		// the one on the PATH, else the one in the embedded-redis artifact
+		return TestStores.redisServerBinary();
 	}
 
 	private static Path findOnPath(String name) {
@@ -432,26 +580,29 @@ class ClusterProofTests {
 			.orElse(null);
 	}
 
-	private static int freePort() throws IOException {
+	static int freePort() throws IOException {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
 	}
 
 	private Node start(String id, long offsetMillis) throws IOException {
-		Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-		List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-				"-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), NodeApplication.class.getName(),
-				"--node.id=" + id, "--node.clock-offset-ms=" + offsetMillis, "--node.jobs=" + this.profile.jobs,
-				"--node.run-id=" + this.runId, "--node.ledger-url=" + LEDGER_URL,
+		return start(id, offsetMillis, this.profile.jobs, policyArguments());
+	}
+
+	/**
+	 * Start a node with some of the every-second jobs enabled and more arguments.
+	 */
+	private Node start(String id, long offsetMillis, int jobs, List<String> arguments) throws IOException {
+		List<String> command = new ArrayList<>(List.of("--node.id=" + id, "--node.clock-offset-ms=" + offsetMillis,
+				"--node.jobs=" + jobs, "--node.run-id=" + this.runId, "--node.ledger-url=" + LEDGER_URL,
 				"--cluster-singleton.backend=" + this.backend,
 				"--node.executor-log-level=" + System.getProperty("cluster.proof.node-log-level", "INFO")));
-		command.addAll(policyArguments());
+		command.addAll(arguments);
 		if ("jdbc".equals(this.backend)) {
 			// the fallback of the store restart terminates this run's connections by name
-			command
-				.add("--spring.datasource.url=" + POSTGRES + LEASE_DATABASE + "?ApplicationName=lease-" + this.runId);
-			command.add("--spring.datasource.username=postgres");
+			command.add("--spring.datasource.url=" + LEASE_URL + (LEASE_URL.contains("?") ? "&" : "?")
+					+ "ApplicationName=lease-" + this.runId);
 			command.add("--cluster-singleton.jdbc.initialize-schema=always");
 		}
 		else {
@@ -460,22 +611,19 @@ class ClusterProofTests {
 			command.add("--spring.autoconfigure.exclude="
 					+ "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration");
 		}
-		Path log = this.logDirectory.resolve(id + ".log");
-		Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-		return new Node(id, offsetMillis, process, log);
+		return Node.start(id, offsetMillis, NodeApplication.class, command, this.logDirectory.resolve(id + ".log"));
 	}
 
 	private Node killNodeInRun() throws Exception {
 		Node victim = awaitNodeInRun();
 		Instant at = Instant.now();
-		victim.process.destroyForcibly();
-		victim.process.waitFor();
-		victim.dead = true;
+		victim.kill();
+		Instant dead = Instant.now();
 		List<String> held = new ArrayList<>();
 		for (long id : openRuns(victim)) {
 			held.add(jobOf(id));
 		}
-		this.kills.add(new Kill(victim.id, at, held));
+		this.kills.add(new Kill(victim.id, at, dead, held));
 		this.faults.add(new Fault("kill -9 " + victim.id, at, at));
 		log("kill -9 %s at %s while it ran %s", victim.id, at, held);
 		return victim;
@@ -496,9 +644,7 @@ class ClusterProofTests {
 			return;
 		}
 		Instant at = Instant.now();
-		ahead.process.destroyForcibly();
-		ahead.process.waitFor();
-		ahead.dead = true;
+		ahead.kill();
 		Node restarted = start(ahead.id + "r", ahead.offsetMillis);
 		this.nodes.add(restarted);
 		restarted.awaitStarted();
@@ -559,14 +705,13 @@ class ClusterProofTests {
 					continue;
 				}
 				Instant at = Instant.now();
-				victim.process.destroyForcibly();
-				victim.process.waitFor();
-				victim.dead = true;
+				victim.kill();
+				Instant dead = Instant.now();
 				List<String> held = new ArrayList<>();
 				for (long id : openRuns(victim)) {
 					held.add(jobOf(id));
 				}
-				this.kills.add(new Kill(victim.id, at, held));
+				this.kills.add(new Kill(victim.id, at, dead, held));
 				this.faults.add(new Fault("kill -9 " + victim.id + " (running " + NodeJobs.LOST + ")", at, at));
 				this.lostKills.add(new LostKill(victim.id, at, (Long) row[1]));
 				log("kill -9 %s at %s while it ran %s (ledger row %d) and %s", victim.id, at, NodeJobs.LOST, row[1],
@@ -580,6 +725,7 @@ class ClusterProofTests {
 					this.faults.add(new Fault("join of " + restarted.id + " (clock " + restarted.offsetMillis + " ms)",
 							joining, Instant.now()));
 				}
+				awaitRecoveryEnded(job, (Long) row[1], at.plus(RECOVERY_WAIT));
 				return;
 			}
 			Thread.sleep(20);
@@ -588,13 +734,47 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * Wait until a later run of the killed run's slot has ended, or until the deadline,
+	 * so that the next fault (another kill, or a whole-cluster stop) does not land on the
+	 * recovery run itself: a recovery cut short by the harness would need another attempt
+	 * after the harness stops watching. A recovery that has not ended by the deadline is
+	 * left to the check, which reports it.
+	 * @param job the {@code recovery: lost} job
+	 * @param killedRun the ledger row of the run that was killed
+	 * @param deadline how long to wait at the most
+	 */
+	private void awaitRecoveryEnded(String job, long killedRun, Instant deadline) throws Exception {
+		while (Instant.now().isBefore(deadline)) {
+			boolean ended = inLedger((ledger) -> {
+				try (PreparedStatement query = ledger.prepareStatement("SELECT count(*) FROM cluster_ledger later "
+						+ "JOIN cluster_ledger killed ON killed.id = ? AND later.slot = killed.slot "
+						+ "WHERE later.run_id = ? AND later.job = ? AND later.id > killed.id "
+						+ "AND later.ended_at IS NOT NULL")) {
+					query.setLong(1, killedRun);
+					query.setString(2, this.runId);
+					query.setString(3, job);
+					try (ResultSet result = query.executeQuery()) {
+						return result.next() && result.getLong(1) > 0;
+					}
+				}
+			});
+			if (ended) {
+				return;
+			}
+			Thread.sleep(100);
+		}
+		log("the recovery of ledger row %d of %s had not ended by %s", killedRun, job, deadline);
+	}
+
+	/**
 	 * With {@code -Dcluster.proof.outage-at-run-end=true} (off by default): the store
 	 * outage of the cycle, started about half a second before a run of the
 	 * {@code recovery: lost} job ends, so that the run succeeds but its completion (the
-	 * release) cannot reach the store (the outage outlasts the engine's retries of half a
-	 * TTL). The slot may then run again, but only as the documented window: the run's
-	 * node must have logged that the store could not record its success (see
-	 * {@link #duplicates}).
+	 * release) cannot reach the store until the outage ends, after the run's lease
+	 * expired. The engine keeps sending the completion, the store records it by the run's
+	 * token, and recovery claims wait a grace after marking the run: the slot must not
+	 * run again. Should it, it counts only as the documented window if the run's node
+	 * logged that its completion was superseded or abandoned (see {@link #duplicates}).
 	 */
 	private void outageAtRunEnd() throws Exception {
 		String job = job(NodeJobs.LOST);
@@ -687,7 +867,7 @@ class ClusterProofTests {
 		for (int attempt = 0; attempt < 100; attempt++) {
 			Node victim = awaitNodeInRun();
 			Instant at = Instant.now();
-			signal(victim, "STOP");
+			victim.signal("STOP");
 			Instant stoppedBy = Instant.now();
 			victim.stopped = true;
 			List<Long> open = openRuns(victim);
@@ -809,6 +989,9 @@ class ClusterProofTests {
 	 * @return why it was not restarted, or {@code null} when it was
 	 */
 	private String restartPostgres() throws Exception {
+		if (!LOCAL_POSTGRES) {
+			return "PostgreSQL is not the machine's server on 127.0.0.1:5432";
+		}
 		Path pgCtlCluster = findOnPath("pg_ctlcluster");
 		if (pgCtlCluster == null) {
 			return "pg_ctlcluster not on the PATH";
@@ -888,7 +1071,7 @@ class ClusterProofTests {
 	}
 
 	private static boolean acceptsConnections() {
-		try (Connection connection = connect(POSTGRES + LEASE_DATABASE, "harness");
+		try (Connection connection = connect(LEASE_URL, "harness");
 				Statement statement = connection.createStatement()) {
 			statement.execute("SELECT 1");
 			return true;
@@ -1013,36 +1196,10 @@ class ClusterProofTests {
 	}
 
 	private void check(Instant from, Instant to, Duration took) throws Exception {
-		List<Run> runs = inLedger((ledger) -> {
-			try (PreparedStatement query = ledger.prepareStatement(
-					"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
-							+ "ended_at, db_started_derived, db_ended_derived, fire_time, attempt, run_trigger, "
-							+ "missed_slots, failed FROM cluster_ledger " + "WHERE run_id = ? ORDER BY id")) {
-				query.setString(1, this.runId);
-				List<Run> rows = new ArrayList<>();
-				try (ResultSet result = query.executeQuery()) {
-					while (result.next()) {
-						rows.add(new Run(result.getLong(1), result.getString(2), instant(result.getTimestamp(3)),
-								result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
-								instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
-								instant(result.getTimestamp(9)), instant(result.getTimestamp(10)),
-								result.getBoolean(11), result.getBoolean(12), instant(result.getTimestamp(13)),
-								result.getInt(14), result.getString(15), instants(result.getString(16)),
-								result.getBoolean(17)));
-					}
-				}
-				return rows;
-			}
-		});
+		List<Run> runs = loadRuns();
 		List<String> report = new ArrayList<>();
 		List<String> failures = new ArrayList<>(this.restartFailures);
-		Map<String, TreeMap<Instant, List<Run>>> byJob = new TreeMap<>();
-		for (Run run : runs) {
-			assertThat(run.slot).as("slot of run %s", run.id).isNotNull();
-			byJob.computeIfAbsent(run.job, (job) -> new TreeMap<>())
-				.computeIfAbsent(run.slot, (slot) -> new ArrayList<>())
-				.add(run);
-		}
+		Map<String, TreeMap<Instant, List<Run>>> byJob = byJob(runs);
 		// at most one run per (job, slot, attempt), and at most one successful run per
 		// (job, slot): without a recovery policy every run is attempt 1, so this is at
 		// most one run per (job, slot); a policy job's slot that ran again because the
@@ -1053,21 +1210,7 @@ class ClusterProofTests {
 		failures.addAll(duplicates.failures);
 		// fencing tokens strictly increasing per job in slot order (attempt order within
 		// a slot)
-		int tokenViolations = 0;
-		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
-			long previous = Long.MIN_VALUE;
-			for (List<Run> sameSlot : slots.values()) {
-				List<Run> inAttemptOrder = new ArrayList<>(sameSlot);
-				inAttemptOrder.sort(Comparator.comparingInt(Run::attempt).thenComparingLong(Run::id));
-				for (Run run : inAttemptOrder) {
-					if (run.token <= previous) {
-						tokenViolations++;
-						failures.add("fencing token not increasing at " + run);
-					}
-					previous = run.token;
-				}
-			}
-		}
+		int tokenViolations = tokenViolations(byJob, failures);
 		// what the harness saw but did not inject: the store not answering a write of
 		// its own for a second or more, a node JVM not running for a second or more
 		List<Fault> observed = observedStalls();
@@ -1269,14 +1412,242 @@ class ClusterProofTests {
 		report.add("duplicates counted above include the policy jobs' (two runs of one slot and attempt, or two "
 				+ "successful runs of one slot, except in the window of an unrecorded completion)");
 		checkPolicies(byJob, to.minus(POLICY_END_MARGIN), observed, duplicates.window, report, failures);
-		report.add(failures.isEmpty() ? "result: PASS" : "result: FAIL " + failures);
-		String text = String.join(System.lineSeparator(), report) + System.lineSeparator();
-		System.out.print(text);
 		this.keepLedger = !failures.isEmpty();
-		Files.writeString(Path.of("target", "cluster-proof-" + this.backend + ".txt"), text);
+		writeReport(report, failures, "cluster-proof-" + this.backend + ".txt");
 		assertThat(failures).isEmpty();
 		assertThat(runs).isNotEmpty();
 		assertThat(this.staleRuns).isNotEmpty();
+		assertThat(takeovers).isNotEmpty();
+	}
+
+	/**
+	 * Add the result to a report, print it, and write it to a file in {@code target}.
+	 * @param report the report's lines
+	 * @param failures what failed
+	 * @param fileName the file's name
+	 */
+	static void writeReport(List<String> report, List<String> failures, String fileName) throws IOException {
+		report.add(failures.isEmpty() ? "result: PASS" : "result: FAIL " + failures);
+		String text = String.join(System.lineSeparator(), report) + System.lineSeparator();
+		System.out.print(text);
+		Files.writeString(Path.of("target", fileName), text);
+	}
+
+	/**
+	 * Read every ledger row of this run.
+	 */
+	private List<Run> loadRuns() throws Exception {
+		return loadRuns(LEDGER_URL, this.runId);
+	}
+
+	/**
+	 * Read every ledger row of a run.
+	 * @param url the ledger's database
+	 * @param runId the run
+	 * @return the rows, in id order
+	 */
+	static List<Run> loadRuns(String url, String runId) throws Exception {
+		return retrying(url, "ledger", (ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement(
+					"SELECT id, job, slot, node, fencing_token, lease_valid_at_end, db_started, db_ended, started_at, "
+							+ "ended_at, db_started_derived, db_ended_derived, fire_time, attempt, run_trigger, "
+							+ "missed_slots, failed FROM cluster_ledger " + "WHERE run_id = ? ORDER BY id")) {
+				query.setString(1, runId);
+				List<Run> rows = new ArrayList<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						rows.add(new Run(result.getLong(1), result.getString(2), instant(result.getTimestamp(3)),
+								result.getString(4), result.getLong(5), (Boolean) result.getObject(6),
+								instant(result.getTimestamp(7)), instant(result.getTimestamp(8)),
+								instant(result.getTimestamp(9)), instant(result.getTimestamp(10)),
+								result.getBoolean(11), result.getBoolean(12), instant(result.getTimestamp(13)),
+								result.getInt(14), result.getString(15), instants(result.getString(16)),
+								result.getBoolean(17)));
+					}
+				}
+				return rows;
+			}
+		});
+	}
+
+	/**
+	 * The runs by job and slot.
+	 */
+	static Map<String, TreeMap<Instant, List<Run>>> byJob(List<Run> runs) {
+		Map<String, TreeMap<Instant, List<Run>>> byJob = new TreeMap<>();
+		for (Run run : runs) {
+			assertThat(run.slot).as("slot of run %s", run.id).isNotNull();
+			byJob.computeIfAbsent(run.job, (job) -> new TreeMap<>())
+				.computeIfAbsent(run.slot, (slot) -> new ArrayList<>())
+				.add(run);
+		}
+		return byJob;
+	}
+
+	/**
+	 * Count the runs whose fencing token is not greater than the one before, per job in
+	 * slot order (attempt order within a slot), and add a failure for each.
+	 */
+	static int tokenViolations(Map<String, TreeMap<Instant, List<Run>>> byJob, List<String> failures) {
+		int violations = 0;
+		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
+			long previous = Long.MIN_VALUE;
+			for (List<Run> sameSlot : slots.values()) {
+				List<Run> inAttemptOrder = new ArrayList<>(sameSlot);
+				inAttemptOrder.sort(Comparator.comparingInt(Run::attempt).thenComparingLong(Run::id));
+				for (Run run : inAttemptOrder) {
+					if (run.token <= previous) {
+						violations++;
+						failures.add("fencing token not increasing at " + run);
+					}
+					previous = run.token;
+				}
+			}
+		}
+		return violations;
+	}
+
+	/**
+	 * The checks of the leader-mode scenario (see {@link #leaderMode}).
+	 */
+	private void checkLeaderMode(Instant from, Instant to, Duration took) throws Exception {
+		List<Run> runs = loadRuns();
+		Map<String, TreeMap<Instant, List<Run>>> byJob = byJob(runs);
+		List<String> report = new ArrayList<>();
+		List<String> failures = new ArrayList<>();
+		Duplicates duplicates = duplicates(byJob, Map.of(), Map.of());
+		failures.addAll(duplicates.failures);
+		int tokenViolations = tokenViolations(byJob, failures);
+		List<Fault> observed = observedStalls();
+		report.add(String.format(Locale.ROOT,
+				"cluster proof, leader mode, backend %s, profile %s: %d nodes (offsets %s ms), %d jobs every "
+						+ "second, lease TTL %s, %d kill -9 of the leader, took %d s",
+				this.backend, this.profile.name, this.profile.nodes,
+				String.join("/",
+						IntStream.range(0, this.profile.nodes)
+							.mapToObj((i) -> String.valueOf(leaderOffset(i)))
+							.toList()),
+				this.profile.leaderJobs, TTL, this.kills.size(), took.toSeconds()));
+		report.add("observed runs " + from + " .. " + to + "; runs in the ledger: " + runs.size());
+		// between two kills, every run on one node
+		List<Instant> bounds = new ArrayList<>();
+		bounds.add(from);
+		this.kills.forEach((kill) -> bounds.add(kill.at));
+		bounds.add(to);
+		Set<String> leaders = new HashSet<>();
+		for (int i = 0; i + 1 < bounds.size(); i++) {
+			Instant start = bounds.get(i);
+			Instant end = bounds.get(i + 1);
+			Kill before = (i > 0) ? this.kills.get(i - 1) : null;
+			Kill after = (i < this.kills.size()) ? this.kills.get(i) : null;
+			Map<String, Long> perNode = new TreeMap<>();
+			runs.stream()
+				.filter((run) -> inEpoch(run, start, end, before, after))
+				.forEach((run) -> perNode.merge(run.node, 1L, Long::sum));
+			String leader = perNode.entrySet()
+				.stream()
+				.max(Map.Entry.comparingByValue())
+				.map(Map.Entry::getKey)
+				.orElse(null);
+			if (leader == null) {
+				failures.add("no run between " + start + " and " + end);
+				continue;
+			}
+			leaders.add(leader);
+			Fault stall = observed.stream()
+				.filter((candidate) -> overlaps(candidate.start, candidate.end, start, end))
+				.findFirst()
+				.orElse(null);
+			if (perNode.size() > 1 && stall == null) {
+				failures
+					.add("runs on several nodes between " + start + " and " + end + ", no fault between: " + perNode);
+			}
+			if (before != null && perNode.containsKey(before.node)) {
+				failures.add("the killed leader " + before.node + " ran jobs after its kill");
+			}
+			report.add(String.format(Locale.ROOT, "between %s and %s: runs per node %s%s", start, end, perNode,
+					(perNode.size() > 1 && stall != null)
+							? " (leadership moved during an observed stall: " + stall.name + ")" : ""));
+		}
+		long whileDying = runs.stream()
+			.filter((run) -> this.kills.stream().anyMatch((kill) -> startedWhileDying(run, kill)))
+			.count();
+		report.add("runs of a killed leader that the ledger says started after the kill -9 was sent but before "
+				+ "the process was gone (counted before the kill): " + whileDying);
+		// after each kill, every job taken over by another node
+		List<Long> takeovers = new ArrayList<>();
+		List<Long> fromKill = new ArrayList<>();
+		for (Kill kill : this.kills) {
+			for (Map.Entry<String, TreeMap<Instant, List<Run>>> job : byJob.entrySet()) {
+				List<Run> jobRuns = runsOf(job.getValue());
+				Run last = jobRuns.stream()
+					.filter((run) -> run.node.equals(kill.node) && !run.dbStarted.isAfter(kill.dead))
+					.max(Comparator.comparing(Run::dbStarted))
+					.orElse(null);
+				Run first = jobRuns.stream()
+					.filter((run) -> !run.node.equals(kill.node) && run.dbStarted.isAfter(kill.at))
+					.min(Comparator.comparing(Run::dbStarted))
+					.orElse(null);
+				if (first == null) {
+					failures.add("no node ran " + job.getKey() + " after the kill of the leader " + kill.node);
+					continue;
+				}
+				Duration sinceKill = Duration.between(kill.at, first.dbStarted);
+				fromKill.add(sinceKill.toMillis());
+				if (last != null) {
+					takeovers.add(Duration.between(last.dbStarted, first.dbStarted).toMillis());
+				}
+				boolean stalled = observed.stream()
+					.anyMatch((stall) -> overlaps(stall.start, stall.end, kill.at, first.dbStarted));
+				if (sinceKill.compareTo(TAKEOVER_BOUND) > 0 && !stalled) {
+					failures.add(first.node + " first ran " + job.getKey() + " " + sinceKill.toMillis()
+							+ " ms after the kill of the leader " + kill.node + ", later than " + TAKEOVER_BOUND);
+				}
+			}
+		}
+		// the nodes that never led skipped their triggers without asking the store
+		Map<String, Integer> skips = new TreeMap<>();
+		for (Node node : this.nodes) {
+			int count = node.linesContaining(NOT_LEADER).size();
+			skips.put(node.id, count);
+			if (!leaders.contains(node.id) && count == 0) {
+				failures.add(node.id + " never led and logged no '" + NOT_LEADER + "' skip");
+			}
+		}
+		// slots no node ran, reported: a takeover leaves a gap of a few slots per job
+		int missed = 0;
+		int inTakeover = 0;
+		for (TreeMap<Instant, List<Run>> slots : byJob.values()) {
+			for (Instant slot = from; !slot.isAfter(to); slot = slot.plus(INTERVAL)) {
+				if (slots.containsKey(slot)) {
+					continue;
+				}
+				missed++;
+				Instant missedSlot = slot;
+				if (this.kills.stream()
+					.anyMatch((kill) -> overlaps(missedSlot, missedSlot, kill.at.minus(INTERVAL).minus(SKEW),
+							kill.at.plus(TAKEOVER_BOUND).plus(SKEW)))) {
+					inTakeover++;
+				}
+			}
+		}
+		this.faults.forEach((fault) -> report.add("fault: " + fault.name + " " + fault.start));
+		report.add("leaders: " + leaders + "; '" + NOT_LEADER + "' skips logged per node: " + skips);
+		report.add("duplicates (job, slot) with more than one run: " + duplicates.count);
+		report.add("fencing-token order violations: " + tokenViolations);
+		report.add("takeover, last run of the killed leader -> first run of the job on the new leader (ms): "
+				+ stats(takeovers));
+		report.add("takeover, kill -9 -> first run of the job on the new leader (ms, bound " + TAKEOVER_BOUND.toMillis()
+				+ "): " + stats(fromKill));
+		report.add("slots without a run: " + missed + ", of which around a kill (from one period before it to "
+				+ TAKEOVER_BOUND.toSeconds() + " s after): " + inTakeover);
+		this.watches.forEach((watch) -> report.add(watch.summary()));
+		report.add("observed stalls (store writes or node pauses of " + StallWatch.STALL.toMillis() + " ms or more): "
+				+ observed.size());
+		observed.forEach((stall) -> report.add("  " + stall.name));
+		this.keepLedger = !failures.isEmpty();
+		writeReport(report, failures, "cluster-proof-leader-" + this.backend + ".txt");
+		assertThat(failures).isEmpty();
 		assertThat(takeovers).isNotEmpty();
 	}
 
@@ -1289,6 +1660,8 @@ class ClusterProofTests {
 	private void checkPolicies(Map<String, TreeMap<Instant, List<Run>>> byJob, Instant end, List<Fault> observed,
 			Set<Long> window, List<String> report, List<String> failures) {
 		report.add("policy jobs (set only through cluster-singleton.jobs[...] properties), slots up to " + end + ":");
+		List<Fault> faultsAndStalls = new ArrayList<>(this.faults);
+		faultsAndStalls.addAll(observed);
 		int[] lost = new int[1];
 		// recovery: lost, misfire: skip
 		TreeMap<Instant, List<Run>> lostJob = byJob.getOrDefault(job(NodeJobs.LOST), new TreeMap<>());
@@ -1453,6 +1826,7 @@ class ClusterProofTests {
 			}
 		}
 		int onceCovered = 0;
+		Set<Long> onceUntraced = new HashSet<>();
 		for (Instant slot : onceGrid) {
 			List<Run> runs = onceJob.getOrDefault(slot, List.of());
 			boolean succeeded = runs.stream().anyMatch(Run::succeeded);
@@ -1465,6 +1839,9 @@ class ClusterProofTests {
 			else if (!succeeded && !runs.isEmpty()) {
 				// claimed, but its run died: recovery=none does not run it again
 				died.add(NodeJobs.RUN_ONCE + "@" + slot);
+			}
+			else if (!succeeded && claimedWithoutTrace(onceJob, slot, faultsAndStalls, onceUntraced)) {
+				died.add(NodeJobs.RUN_ONCE + "@" + slot + " (claim without a trace)");
 			}
 			else if (!succeeded) {
 				lost[0]++;
@@ -1496,6 +1873,7 @@ class ClusterProofTests {
 		}
 		int skippedByLimit = 0;
 		int caughtUp = 0;
+		Set<Long> allUntraced = new HashSet<>();
 		int widest = 0;
 		for (List<Instant> missed : ranges) {
 			widest = Math.max(widest, missed.size());
@@ -1537,6 +1915,10 @@ class ClusterProofTests {
 				Run run = runs.stream().filter(Run::succeeded).findFirst().orElse(null);
 				if (run == null && !runs.isEmpty()) {
 					died.add(NodeJobs.RUN_ALL + "@" + slot);
+					continue;
+				}
+				if (run == null && claimedWithoutTrace(allJob, slot, faultsAndStalls, allUntraced)) {
+					died.add(NodeJobs.RUN_ALL + "@" + slot + " (claim without a trace)");
 					continue;
 				}
 				if (run == null && oldestCaughtUp != null && slot.isBefore(oldestCaughtUp) && limitReached) {
@@ -1653,6 +2035,60 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * Whether a slot that has no run in the harness's ledger was claimed in the store by
+	 * a node that a fault stopped between the claim and the first statement of the job
+	 * method, which writes the run's row: a {@code kill -9} a few milliseconds after the
+	 * slot began, or a claim that the store committed while its answer was lost to an
+	 * outage. Such a claim is a run that died before it started; under
+	 * {@code recovery: none} it is not run again, and as the store holds the slot as
+	 * claimed, no catch-up stands for it. The evidence is the store's: every claim raises
+	 * the job's fencing token by one, so a claim that left no run leaves a token that no
+	 * run carries between the runs of the slots around it. A claim that took over pending
+	 * work leaves its own token too, just before its first catch-up or recovery run: that
+	 * one explains nothing. Each other such token explains one slot, and only a slot with
+	 * a fault near its start.
+	 * @param job the runs of the job by slot
+	 * @param slot a slot without any run
+	 * @param faults the injected faults and the measured stalls
+	 * @param explained the tokens that already explained a slot
+	 */
+	static boolean claimedWithoutTrace(TreeMap<Instant, List<Run>> job, Instant slot, List<Fault> faults,
+			Set<Long> explained) {
+		Instant from = slot.minus(SLOT_TOLERANCE).minus(SKEW);
+		Instant to = slot.plus(TTL).plus(SKEW);
+		if (faults.stream().noneMatch((fault) -> overlaps(fault.start, fault.end, from, to))) {
+			return false;
+		}
+		OptionalLong below = job.headMap(slot, false)
+			.values()
+			.stream()
+			.flatMap(List::stream)
+			.mapToLong(Run::token)
+			.max();
+		OptionalLong above = job.tailMap(slot, false)
+			.values()
+			.stream()
+			.flatMap(List::stream)
+			.mapToLong(Run::token)
+			.min();
+		if (below.isEmpty() || above.isEmpty()) {
+			return false;
+		}
+		Map<Long, Run> byToken = new HashMap<>();
+		job.values().forEach((runs) -> runs.forEach((run) -> byToken.put(run.token, run)));
+		for (long token = below.getAsLong() + 1; token < above.getAsLong(); token++) {
+			Run next = byToken.get(token + 1);
+			// a claim that took over pending work (a catch-up or a recovery) runs every
+			// slot with a token of its own (startRun): its own token is carried by no run
+			boolean tookOverWork = next != null && !"SCHEDULED".equals(next.trigger);
+			if (!byToken.containsKey(token) && !tookOverWork && explained.add(token)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * The slots of a policy job from its first run to the end, one period apart.
 	 */
 	private static List<Instant> grid(TreeMap<Instant, List<Run>> job, Duration period, Instant end) {
@@ -1666,7 +2102,7 @@ class ClusterProofTests {
 		return slots;
 	}
 
-	private static String stats(List<Long> values) {
+	static String stats(List<Long> values) {
 		if (values.isEmpty()) {
 			return "none";
 		}
@@ -1759,8 +2195,17 @@ class ClusterProofTests {
 	 * Return the lines of every node's log that say a release failed, by node id.
 	 */
 	private Map<String, List<String>> releaseWarnings() throws IOException {
+		return releaseWarnings(this.nodes);
+	}
+
+	/**
+	 * Return the lines of some nodes' logs that say a release failed, by node id.
+	 * @param nodes the nodes
+	 * @return the lines
+	 */
+	static Map<String, List<String>> releaseWarnings(List<Node> nodes) throws IOException {
 		Map<String, List<String>> warnings = new HashMap<>();
-		for (Node node : this.nodes) {
+		for (Node node : nodes) {
 			if (!Files.exists(node.log)) {
 				continue;
 			}
@@ -1776,19 +2221,33 @@ class ClusterProofTests {
 	}
 
 	/**
-	 * The WARN {@code ClusterSingletonExecutor.release} logs when, after its retries, the
-	 * store could not record that a run of a job with {@code recovery: lost|failed}
-	 * succeeded: the slot may run again (the documented at-least-once window).
+	 * The WARNs the engine logs when the store did not record that a run of a job with
+	 * {@code recovery: lost|failed} succeeded, so that the slot may run again (the
+	 * documented at-least-once window): the store answered that another claim had taken
+	 * the job over first, or the engine gave up retrying.
 	 * @param job the job
 	 * @param token the fencing token of the run
 	 * @param slot its slot
 	 * @param recovery the job's recovery policy, {@code lost} or {@code failed}
-	 * @return the text of the WARN up to the exception
+	 * @return the texts of the WARNs, each up to what may follow it
+	 */
+	static List<String> unrecordedCompletionWarnings(String job, long token, Instant slot, String recovery) {
+		String run = job + "' for slot " + slot + " (fencingToken=" + token + ", succeeded)";
+		return List.of("cluster-singleton could not record the end of job '" + run
+				+ ": another claim took the job over first and may run the slot again (recovery=" + recovery + ")",
+				"cluster-singleton gave up recording the end of job '" + run);
+	}
+
+	/**
+	 * The first of {@link #unrecordedCompletionWarnings}.
+	 * @param job the job
+	 * @param token the fencing token of the run
+	 * @param slot its slot
+	 * @param recovery the job's recovery policy
+	 * @return the text of the WARN
 	 */
 	static String unrecordedCompletionWarning(String job, long token, Instant slot, String recovery) {
-		return RELEASE_FAILED + job + "' (fencingToken=" + token + "); it expires by itself within " + TTL
-				+ ", and the store could not record that the run succeeded, so another node may run slot " + slot
-				+ " again (recovery=" + recovery + "): ";
+		return unrecordedCompletionWarnings(job, token, slot, recovery).get(0);
 	}
 
 	/**
@@ -1834,10 +2293,12 @@ class ClusterProofTests {
 						if (before == null || run.dbStarted == null || !run.dbStarted.isAfter(before.dbEnded)) {
 							continue;
 						}
-						String expected = unrecordedCompletionWarning(before.job, before.token, before.slot, recovery);
+						List<String> expected = unrecordedCompletionWarnings(before.job, before.token, before.slot,
+								recovery);
 						String line = releaseWarnings.getOrDefault(before.node, List.of())
 							.stream()
-							.filter((candidate) -> candidate.contains(" WARN ") && candidate.contains(expected))
+							.filter((candidate) -> candidate.contains(" WARN ")
+									&& expected.stream().anyMatch(candidate::contains))
 							.findFirst()
 							.orElse(null);
 						if (line != null) {
@@ -1914,23 +2375,18 @@ class ClusterProofTests {
 		return (timestamp != null) ? timestamp.toInstant() : null;
 	}
 
-	private static void sleepUntil(Instant instant) throws InterruptedException {
+	static void sleepUntil(Instant instant) throws InterruptedException {
 		long millis = Duration.between(Instant.now(), instant).toMillis();
 		if (millis > 0) {
 			Thread.sleep(millis);
 		}
 	}
 
-	private static void signal(Node node, String signal) throws Exception {
-		Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(node.process.pid())).start();
-		assertThat(kill.waitFor()).as("kill -%s %s", signal, node.id).isZero();
-	}
-
 	private static Connection ledger() throws SQLException {
 		return connect(LEDGER_URL, "ledger");
 	}
 
-	private static Connection connect(String url, String applicationName) throws SQLException {
+	static Connection connect(String url, String applicationName) throws SQLException {
 		Properties properties = new Properties();
 		properties.setProperty("user", "postgres");
 		properties.setProperty("ApplicationName", applicationName);
@@ -1948,7 +2404,7 @@ class ClusterProofTests {
 		return retrying(LEDGER_URL, "ledger", work);
 	}
 
-	private static <T> T retrying(String url, String applicationName, SqlWork<T> work)
+	static <T> T retrying(String url, String applicationName, SqlWork<T> work)
 			throws SQLException, InterruptedException {
 		Instant deadline = Instant.now().plus(LEDGER_RETRY);
 		boolean logged = false;
@@ -1969,7 +2425,7 @@ class ClusterProofTests {
 		}
 	}
 
-	private static void deleteRecursively(Path directory) throws IOException {
+	static void deleteRecursively(Path directory) throws IOException {
 		if (!Files.exists(directory)) {
 			return;
 		}
@@ -1980,7 +2436,7 @@ class ClusterProofTests {
 		}
 	}
 
-	private static void log(String format, Object... args) {
+	static void log(String format, Object... args) {
 		System.out.println("[cluster-proof] " + String.format(Locale.ROOT, format, args));
 	}
 
@@ -2057,26 +2513,35 @@ class ClusterProofTests {
 	 * The profile: how many nodes, jobs and cycles, and whether the store restart of the
 	 * JDBC backend restarts the PostgreSQL cluster ({@code cluster.proof.pg-restart}, by
 	 * default on for the long profile only: the short one runs in the default build and
-	 * must not restart the machine's shared server).
+	 * must not restart the machine's shared server); for the leader-mode scenario, how
+	 * many jobs and how many kills of the leader ({@code cluster.proof.leader-kills}).
 	 */
 	private record Profile(String name, int nodes, int jobs, int cycles, boolean pgRestart, int policyRounds,
-			int lostKills) {
+			int lostKills, int leaderJobs, int leaderKills) {
 
 		static Profile current() {
 			String name = System.getProperty("cluster.proof.profile", "short");
-			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10, true, 3, 2)
-					: new Profile("short", 3, 10, 1, false, 1, 2);
+			Profile profile = "long".equals(name) ? new Profile(name, 5, 50, 10, true, 3, 2, 20, 8)
+					: new Profile("short", 3, 10, 1, false, 1, 2, 5, 2);
 			int cycles = Integer.getInteger("cluster.proof.cycles", profile.cycles);
 			String pgRestart = System.getProperty("cluster.proof.pg-restart", "");
 			return new Profile(profile.name, profile.nodes, profile.jobs, cycles,
 					pgRestart.isBlank() ? profile.pgRestart : Boolean.parseBoolean(pgRestart.trim()),
-					Integer.getInteger("cluster.proof.policy-rounds", profile.policyRounds), profile.lostKills);
+					Integer.getInteger("cluster.proof.policy-rounds", profile.policyRounds), profile.lostKills,
+					profile.leaderJobs, Integer.getInteger("cluster.proof.leader-kills", profile.leaderKills));
 		}
 
 	}
 
 	@FunctionalInterface
-	private interface SqlWork<T> {
+	private interface NodeStarter {
+
+		Node start(String id, long offsetMillis) throws IOException;
+
+	}
+
+	@FunctionalInterface
+	interface SqlWork<T> {
 
 		T apply(Connection connection) throws SQLException;
 
@@ -2226,7 +2691,7 @@ class ClusterProofTests {
 	 * @param node the one node a SIGSTOP or a measured pause stopped; otherwise
 	 * {@code null}
 	 */
-	private record Fault(String name, Instant start, Instant end, String node) {
+	record Fault(String name, Instant start, Instant end, String node) {
 
 		Fault(String name, Instant start, Instant end) {
 			this(name, start, end, null);
@@ -2234,7 +2699,16 @@ class ClusterProofTests {
 
 	}
 
-	private record Kill(String node, Instant at, List<String> heldJobs) {
+	/**
+	 * A kill -9.
+	 *
+	 * @param node the killed node
+	 * @param at when the harness sent it
+	 * @param dead when the harness saw the process gone: runs of the node that the ledger
+	 * says started between the two were started before the signal landed
+	 * @param heldJobs the jobs the node was running
+	 */
+	private record Kill(String node, Instant at, Instant dead, List<String> heldJobs) {
 	}
 
 	private record LostKill(String node, Instant at, long ledgerId) {
@@ -2290,51 +2764,6 @@ class ClusterProofTests {
 		 */
 		boolean borrowedNextSlot() {
 			return this.startedAt.isBefore(this.slot.minus(BORROW_THRESHOLD));
-		}
-
-	}
-
-	private static final class Node {
-
-		private final String id;
-
-		private final long offsetMillis;
-
-		private final Process process;
-
-		private final Path log;
-
-		private volatile boolean dead;
-
-		private volatile boolean stopped;
-
-		Node(String id, long offsetMillis, Process process, Path log) {
-			this.id = id;
-			this.offsetMillis = offsetMillis;
-			this.process = process;
-			this.log = log;
-		}
-
-		void awaitStarted() throws Exception {
-			Instant deadline = Instant.now().plusSeconds(90);
-			while (Instant.now().isBefore(deadline)) {
-				String text = Files.exists(this.log) ? Files.readString(this.log) : "";
-				if (text.contains("Started NodeApplication")) {
-					return;
-				}
-				if (!this.process.isAlive()) {
-					throw new AssertionError("node " + this.id + " exited at startup:\n" + text);
-				}
-				Thread.sleep(100);
-			}
-			throw new AssertionError("node " + this.id + " did not start within 90 s; see " + this.log);
-		}
-
-		void resume() throws Exception {
-			if (this.stopped && this.process.isAlive()) {
-				signal(this, "CONT");
-			}
-			this.stopped = false;
 		}
 
 	}

@@ -87,6 +87,20 @@ class UnrecordedCompletionTests {
 	}
 
 	@Test
+	void warningThatTheEngineTriesAgainDoesNotExplainItButGivingUpDoes() {
+		String prefix = "2026-11-24T07:00:05.100Z  WARN 1 --- [cluster-proof-node] [node-job-1] "
+				+ "i.g.c.lease.ClusterSingletonExecutor     : ";
+		String retrying = prefix + "cluster-singleton could not record the end of job '" + JOB + "' for slot " + SLOT
+				+ " (fencingToken=7, succeeded) in the redis lease store; trying again every 250 ms, and this node "
+				+ "does not claim the job meanwhile: java.lang.RuntimeException: down";
+		assertDuplicate(check(Map.of("node1", List.of(retrying)), this.first, this.again));
+		String gaveUp = prefix + "cluster-singleton gave up recording the end of job '" + JOB + "' for slot " + SLOT
+				+ " (fencingToken=7, succeeded) after 480 attempts: the store did not answer for PT2M; another node "
+				+ "may run the slot again (recovery=lost)";
+		assertThat(check(Map.of("node1", List.of(gaveUp)), this.first, this.again).count()).isZero();
+	}
+
+	@Test
 	void runAgainBeforeTheSuccessEndedIsADuplicate() {
 		Run overlapping = run(2, JOB, 2, "node2", 8, ENDED.minusMillis(500), ENDED.plusMillis(3500));
 		assertDuplicate(check(Map.of("node1", List.of(warn(JOB, 7, "lost"))), this.first, overlapping));
