@@ -168,7 +168,9 @@ public final class Floor {
 				keys[i] = backend.leaseKey(leases.get(i).jobName());
 				args[i + 1] = leases.get(i).leaseToken();
 			}
-			return store.eval(RedisLeaseScript.RENEW, keys, args).size();
+			// the reply starts with the server's clock, then the positions of the renewed
+			// leases
+			return store.eval(RedisLeaseScript.RENEW, keys, args).size() - 1;
 		}
 		String placeholders = String.join(", ", Collections.nCopies(leases.size(), "?"));
 		String sql = "UPDATE " + T + " SET expires_at = " + PG_NOW + " + ? * INTERVAL '1 millisecond' WHERE name IN ("

@@ -47,7 +47,6 @@ import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunTrigger;
-import io.github.clustersingleton.StoreClockObserver;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CronSlotSchedule;
@@ -269,16 +268,14 @@ public final class LeaderModeCost {
 	 * A node's view of the shared backend: counts its calls, and fails every call once
 	 * the node is killed.
 	 */
-	private static final class Counting implements LeaseBackend {
-
-		private final LeaseBackend delegate;
+	private static final class Counting extends ForwardingLeaseBackend {
 
 		private final Counts counts;
 
 		private volatile boolean dead;
 
 		Counting(LeaseBackend delegate, Counts counts) {
-			this.delegate = delegate;
+			super(delegate);
 			this.counts = counts;
 		}
 
@@ -293,60 +290,52 @@ public final class LeaderModeCost {
 		}
 
 		@Override
-		public String id() {
-			return this.delegate.id();
-		}
-
-		@Override
-		public void setStoreClockObserver(StoreClockObserver observer) {
-			this.delegate.setStoreClockObserver(observer);
-		}
-
-		@Override
-		public void validateJobName(String jobName) {
-			this.delegate.validateJobName(jobName);
-		}
-
-		@Override
 		public AcquireResult tryAcquire(LeaseRequest request) {
 			check();
 			this.counts.acquireCalls.incrementAndGet();
-			return this.delegate.tryAcquire(request);
+			return super.tryAcquire(request);
 		}
 
 		@Override
 		public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
 			check();
 			this.counts.renewCalls.incrementAndGet();
-			return this.delegate.renew(leases, ttl);
+			return super.renew(leases, ttl);
 		}
 
 		@Override
 		public void release(HeldLease lease, Duration lockAtLeastFor) {
 			check();
 			this.counts.releaseCalls.incrementAndGet();
-			this.delegate.release(lease, lockAtLeastFor);
+			super.release(lease, lockAtLeastFor);
 		}
 
 		@Override
 		public void release(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 			check();
 			this.counts.releaseCalls.incrementAndGet();
-			this.delegate.release(lease, lockAtLeastFor, completion);
+			super.release(lease, lockAtLeastFor, completion);
+		}
+
+		@Override
+		public boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
+			check();
+			this.counts.releaseCalls.incrementAndGet();
+			return super.completeRun(lease, lockAtLeastFor, completion);
 		}
 
 		@Override
 		public OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
 			check();
 			this.counts.otherCalls.incrementAndGet();
-			return this.delegate.startRun(lease, slot, attempt);
+			return super.startRun(lease, slot, attempt);
 		}
 
 		@Override
 		public Set<String> findPending(Map<String, ClaimPolicy> policies) {
 			check();
 			this.counts.otherCalls.incrementAndGet();
-			return this.delegate.findPending(policies);
+			return super.findPending(policies);
 		}
 
 		@Override
@@ -357,19 +346,19 @@ public final class LeaderModeCost {
 		@Override
 		public Optional<LeaseInfo> describe(String jobName) {
 			check();
-			return this.delegate.describe(jobName);
+			return super.describe(jobName);
 		}
 
 		@Override
 		public boolean forceRelease(String jobName) {
 			check();
-			return this.delegate.forceRelease(jobName);
+			return super.forceRelease(jobName);
 		}
 
 		@Override
 		public void probe() {
 			check();
-			this.delegate.probe();
+			super.probe();
 		}
 
 	}

@@ -17,9 +17,6 @@
 package io.github.clustersingleton.benchmarks;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -45,7 +42,9 @@ import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
 
 /**
  * One store of a benchmark: our backend, the hand-written floor and ShedLock's provider,
@@ -89,12 +88,8 @@ public final class Store implements AutoCloseable {
 	private Store(String name) {
 		this.name = name;
 		if ("redis".equals(name)) {
-			String url = env("CLUSTER_SINGLETON_TEST_REDIS_URL", "redis://127.0.0.1:6379");
-			java.net.URI uri = java.net.URI.create(url);
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(
-					new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
-			factory.afterPropertiesSet();
-			factory.start();
+			String url = redisUrl();
+			LettuceConnectionFactory factory = redisConnectionFactory(url);
 			this.closeables.add(factory::destroy);
 			RedisLeaseBackend redisBackend = new RedisLeaseBackend(new SpringDataRedisScriptExecutor(factory));
 			redisBackend.initialize();
@@ -135,6 +130,27 @@ public final class Store implements AutoCloseable {
 	 * @param name {@code postgresql}, {@code mariadb}, {@code h2} or {@code redis}
 	 * @return the store
 	 */
+	/**
+	 * The Redis the benchmarks use: {@code CLUSTER_SINGLETON_TEST_REDIS_URL}, else the
+	 * local server.
+	 */
+	static String redisUrl() {
+		return env("CLUSTER_SINGLETON_TEST_REDIS_URL", "redis://127.0.0.1:6379");
+	}
+
+	/**
+	 * A started Spring Data connection factory for the Redis at {@code url}; the caller
+	 * destroys it.
+	 */
+	static LettuceConnectionFactory redisConnectionFactory(String url) {
+		java.net.URI uri = java.net.URI.create(url);
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
 	public static Store open(String name) {
 		return new Store(name);
 	}
@@ -171,7 +187,9 @@ public final class Store implements AutoCloseable {
 		String timestamp = "mariadb".equals(platform) ? "DATETIME(3)" : "TIMESTAMP";
 		try (Connection connection = this.dataSource.getConnection();
 				Statement statement = connection.createStatement()) {
-			statement.execute(read("io/github/clustersingleton/jdbc/schema-" + platform + ".sql"));
+			// the schema holds several statements (lease and run tables)
+			ScriptUtils.executeSqlScript(connection,
+					new ClassPathResource("io/github/clustersingleton/jdbc/schema-" + platform + ".sql"));
 			statement.execute("CREATE TABLE IF NOT EXISTS " + SHEDLOCK_TABLE
 					+ " (name VARCHAR(64) NOT NULL PRIMARY KEY, " + "lock_until " + timestamp + " NOT NULL, locked_at "
 					+ timestamp + " NOT NULL, " + "locked_by VARCHAR(255) NOT NULL)");
@@ -180,25 +198,6 @@ public final class Store implements AutoCloseable {
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Failed to create the tables on " + platform, ex);
-		}
-	}
-
-	private static String read(String resource) {
-		try (InputStream in = Store.class.getClassLoader().getResourceAsStream(resource)) {
-			if (in == null) {
-				throw new IllegalStateException(resource + " not found");
-			}
-			String sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-			StringBuilder statement = new StringBuilder();
-			for (String line : sql.split("\n")) {
-				if (!line.trim().startsWith("--")) {
-					statement.append(line).append('\n');
-				}
-			}
-			return statement.toString().trim().replaceAll(";$", "");
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
 		}
 	}
 
