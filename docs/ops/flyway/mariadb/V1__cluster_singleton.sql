@@ -1,0 +1,32 @@
+-- cluster-singleton: the lease table and the run ledger (mariadb).
+-- Same tables as schema-mariadb.sql in the cluster-singleton jar; run with
+-- cluster-singleton.jdbc.initialize-schema=never. Rename V1 to fit your own migrations.
+CREATE TABLE cluster_singleton_lease (
+	name VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
+	owner VARCHAR(255) NOT NULL,
+	lease_token VARCHAR(64) NOT NULL,
+	acquired_at DATETIME(6) NOT NULL,
+	expires_at DATETIME(6) NOT NULL,
+	last_slot DATETIME(6) NULL,
+	fencing_token BIGINT NOT NULL,
+	run_slot DATETIME(6) NULL,
+	attempt INT NULL,
+	run_state VARCHAR(16) NULL,
+	retry_at DATETIME(6) NULL,
+	recover_at DATETIME(6) NULL
+) ENGINE = InnoDB;
+
+-- The run ledger: one record per run (attempt) of a job, keyed by job and fencing token.
+CREATE TABLE cluster_singleton_run (
+	name VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+	fencing_token BIGINT NOT NULL,
+	slot DATETIME(6) NULL,
+	attempt INT NOT NULL,
+	owner VARCHAR(255) NOT NULL,
+	run_trigger VARCHAR(16) NOT NULL,
+	state VARCHAR(16) NOT NULL,
+	started_at DATETIME(6) NOT NULL,
+	finished_at DATETIME(6) NULL,
+	error VARCHAR(500) NULL,
+	PRIMARY KEY (name, fencing_token)
+) ENGINE = InnoDB;

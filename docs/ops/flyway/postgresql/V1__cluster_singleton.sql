@@ -1,0 +1,32 @@
+-- cluster-singleton: the lease table and the run ledger (postgresql).
+-- Same tables as schema-postgresql.sql in the cluster-singleton jar; run with
+-- cluster-singleton.jdbc.initialize-schema=never. Rename V1 to fit your own migrations.
+CREATE TABLE cluster_singleton_lease (
+	name VARCHAR(200) NOT NULL PRIMARY KEY,
+	owner VARCHAR(255) NOT NULL,
+	lease_token VARCHAR(64) NOT NULL,
+	acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,
+	expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+	last_slot TIMESTAMP WITH TIME ZONE,
+	fencing_token BIGINT NOT NULL,
+	run_slot TIMESTAMP WITH TIME ZONE,
+	attempt INT,
+	run_state VARCHAR(16),
+	retry_at TIMESTAMP WITH TIME ZONE,
+	recover_at TIMESTAMP WITH TIME ZONE
+);
+
+-- The run ledger: one record per run (attempt) of a job, keyed by job and fencing token.
+CREATE TABLE cluster_singleton_run (
+	name VARCHAR(200) NOT NULL,
+	fencing_token BIGINT NOT NULL,
+	slot TIMESTAMP WITH TIME ZONE,
+	attempt INT NOT NULL,
+	owner VARCHAR(255) NOT NULL,
+	run_trigger VARCHAR(16) NOT NULL,
+	state VARCHAR(16) NOT NULL,
+	started_at TIMESTAMP WITH TIME ZONE NOT NULL,
+	finished_at TIMESTAMP WITH TIME ZONE,
+	error VARCHAR(500),
+	PRIMARY KEY (name, fencing_token)
+);
