@@ -217,20 +217,21 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public static final int DEFAULT_RENEWAL_CONCURRENCY = 8;
 
 	/**
-	 * How often a write that loses to another writer of the same node's lease (not to a
-	 * new holder) is tried again. The run ledger writes the same Lease from another
-	 * thread (a start and an end per run), so a catch-up sequence of several short runs
-	 * can make a release or a run start lose a few times in a row; a completion given up
-	 * here keeps the lease held until the engine's retry gets through, so these writes
-	 * try as long as the ledger does.
+	 * How often a write that loses to another writer of the Lease, not to a new holder,
+	 * is tried again. The run ledger writes the same Lease from another thread (a start
+	 * and an end per run), so a catch-up sequence of several short runs can make a
+	 * release, a run start or the claim of the next slot lose a few times in a row. A
+	 * completion given up here keeps the lease held until the engine's retry gets
+	 * through, and a claim given up loses its slot under {@code misfire: skip}, so these
+	 * writes try as long as the ledger does. A claim that lost to another node's claim
+	 * ends at its next read, which shows the Lease held.
 	 */
 	private static final int CONFLICT_ATTEMPTS = 10;
 
 	/**
-	 * How often an acquisition or a renewal that loses to another writer of the Lease is
-	 * tried again: fewer than {@link #CONFLICT_ATTEMPTS}, since the next trigger or the
-	 * watchdog's next tick tries again anyway, and a renewal round must stay short for
-	 * the other leases it renews.
+	 * How often a renewal that loses to another writer of the Lease is tried again: fewer
+	 * than {@link #CONFLICT_ATTEMPTS}, since the watchdog's next tick tries again anyway,
+	 * and a renewal round must stay short for the other leases it renews.
 	 */
 	private static final int QUICK_CONFLICT_ATTEMPTS = 3;
 
@@ -441,13 +442,15 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		String name = leaseName(request.jobName());
-		for (int attempt = 1; attempt < QUICK_CONFLICT_ATTEMPTS; attempt++) {
+		for (int attempt = 1; attempt < CONFLICT_ATTEMPTS; attempt++) {
 			AcquireResult result = tryAcquireOnce(name, request);
 			if (result != null) {
 				return result;
 			}
 			// another write came between our read and our write: it may have been a
-			// claim (then the next read shows it), or only a ledger entry or a renewal
+			// claim (then the next read shows it held and ends the loop), or only a
+			// ledger entry or a renewal, which leaves the slot to this claim
+			pauseAfterConflict(attempt);
 		}
 		AcquireResult result = tryAcquireOnce(name, request);
 		return (result != null) ? result : lostRace(name, request);

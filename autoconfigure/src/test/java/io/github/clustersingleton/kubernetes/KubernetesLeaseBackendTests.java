@@ -30,12 +30,14 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -114,12 +116,17 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	/** Every request the mock server received, with its body (the server consumes it). */
 	private final Queue<SentRequest> sent = new ConcurrentLinkedQueue<>();
 
+	/**
+	 * Per Lease name: how many of its next PUTs the server answers 409 without applying.
+	 */
+	private final Map<String, AtomicInteger> conflictingUpdates = new ConcurrentHashMap<>();
+
 	@BeforeAll
 	void startMockServer() {
 		// the mock server logs every request at INFO through java.util.logging
 		MOCK_SERVER_LOGGER.setLevel(Level.WARNING);
 		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new RecordingCrudDispatcher(this.sent), false);
+				new RecordingCrudDispatcher(this.sent, this.conflictingUpdates), false);
 		this.server.init();
 		this.client = this.server.createClient();
 		this.backend = newBackend(Clock.systemUTC());
@@ -407,6 +414,23 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		assertThat(List.of(first.fencingToken(), second.fencingToken(), third.fencingToken())).isSorted()
 			.doesNotHaveDuplicates();
 		assertThat(this.backend.renew(List.of(second), LONG_TTL)).isEmpty();
+	}
+
+	@Test
+	void aClaimOutlastsWritesThatAreNotClaimsBetweenItsReadAndItsWrite() {
+		// the run ledger writes the Lease from another thread (a start and an end per
+		// run): after a catch-up sequence, the claim of the next slot can meet several of
+		// those writes in a row, and giving up would lose that slot
+		String job = jobName("ledger-writes");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.MINUTES).minusSeconds(120);
+		HeldLease first = acquire(request(job, "node-a", LONG_TTL, slot));
+		this.backend.release(first, Duration.ZERO);
+		this.conflictingUpdates.put(this.backend.leaseName(job), new AtomicInteger(6));
+		AcquireResult next = this.backend.tryAcquire(request(job, "node-a", LONG_TTL, slot.plusSeconds(60)));
+		assertThat(next.outcome()).isEqualTo(Outcome.ACQUIRED);
+		assertThat(this.conflictingUpdates.get(this.backend.leaseName(job))).hasValue(0);
+		assertThat(lease(job).getMetadata().getAnnotations()).containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION,
+				slot.plusSeconds(60).toString());
 	}
 
 	@Test
@@ -830,8 +854,11 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 		private final Queue<SentRequest> sent;
 
-		RecordingCrudDispatcher(Queue<SentRequest> sent) {
+		private final Map<String, AtomicInteger> conflictingUpdates;
+
+		RecordingCrudDispatcher(Queue<SentRequest> sent, Map<String, AtomicInteger> conflictingUpdates) {
 			this.sent = sent;
+			this.conflictingUpdates = conflictingUpdates;
 		}
 
 		@Override
@@ -841,6 +868,19 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 				request.getBody().writeUtf8(body);
 			}
 			this.sent.add(new SentRequest(request.getMethod(), request.getPath(), body));
+			if ("PUT".equals(request.getMethod())) {
+				String path = request.getPath();
+				String name = path.substring(path.lastIndexOf('/') + 1);
+				AtomicInteger conflicts = this.conflictingUpdates.get(name);
+				if (conflicts != null && conflicts.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+					// as when another writer changed the Lease after this client read it
+					return new MockResponse().setResponseCode(409)
+						.setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+								+ "\"reason\":\"Conflict\",\"code\":409,\"message\":\"Operation cannot be "
+								+ "fulfilled on leases.coordination.k8s.io \\\"" + name + "\\\": the object has "
+								+ "been modified; please apply your changes to the latest version and try again\"}");
+				}
+			}
 			// as a real API server does, to the second
 			return super.dispatch(request).setHeader("Date",
 					DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
