@@ -217,14 +217,14 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public static final int DEFAULT_RENEWAL_CONCURRENCY = 8;
 
 	/**
-	 * How often a write that loses to another writer of the Lease, not to a new holder,
-	 * is tried again. The run ledger writes the same Lease from another thread (a start
-	 * and an end per run), so a catch-up sequence of several short runs can make a
-	 * release, a run start or the claim of the next slot lose a few times in a row. A
-	 * completion given up here keeps the lease held until the engine's retry gets
-	 * through, and a claim given up loses its slot under {@code misfire: skip}, so these
-	 * writes try as long as the ledger does. A claim that lost to another node's claim
-	 * ends at its next read, which shows the Lease held.
+	 * How often a write that loses to another writer of the same node's lease (not to a
+	 * new holder) is tried again. The run ledger writes the same Lease from another
+	 * thread (a start and an end per run), so a catch-up sequence of several short runs
+	 * can make a release or a run start lose a few times in a row; a completion given up
+	 * here keeps the lease held until the engine's retry gets through, so these writes
+	 * try as long as the ledger does. A claim is bounded by time instead (a third of the
+	 * TTL): given up, it would lose its slot under {@code misfire: skip}; a claim that
+	 * lost to another node's claim ends at its next read, which shows the Lease held.
 	 */
 	private static final int CONFLICT_ATTEMPTS = 10;
 
@@ -442,18 +442,23 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		String name = leaseName(request.jobName());
-		for (int attempt = 1; attempt < CONFLICT_ATTEMPTS; attempt++) {
+		long started = this.nanoTime.getAsLong();
+		long budget = request.ttl().toNanos() / 3;
+		for (int attempt = 1;; attempt++) {
 			AcquireResult result = tryAcquireOnce(name, request);
 			if (result != null) {
 				return result;
 			}
 			// another write came between our read and our write: it may have been a
-			// claim (then the next read shows it held and ends the loop), or only a
-			// ledger entry or a renewal, which leaves the slot to this claim
-			pauseAfterConflict(attempt);
+			// claim (then the next read shows it held or the slot done, and ends the
+			// loop), or only a ledger entry, a renewal or a label, which leaves the slot
+			// to this claim. Tried again for a third of the TTL, so that a grant never
+			// comes near the lease's expiry
+			if (this.nanoTime.getAsLong() - started >= budget || Thread.currentThread().isInterrupted()) {
+				return lostRace(name, request);
+			}
+			pauseAfterConflict(Math.min(attempt, CONFLICT_ATTEMPTS));
 		}
-		AcquireResult result = tryAcquireOnce(name, request);
-		return (result != null) ? result : lostRace(name, request);
 	}
 
 	/**
@@ -1186,7 +1191,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * interrupt ends the pause early and stays set.
 	 * @param attempt the attempts made so far
 	 */
-	private static void pauseAfterConflict(int attempt) {
+	static void pauseAfterConflict(int attempt) {
 		try {
 			Thread.sleep(ThreadLocalRandom.current().nextLong(1, CONFLICT_PAUSE_MILLIS_PER_ATTEMPT * attempt + 1L));
 		}

@@ -186,6 +186,7 @@ final class KubernetesRunLedger implements RunLedger {
 					if (ex.getCode() != 409) {
 						throw ex;
 					}
+					KubernetesLeaseBackend.pauseAfterConflict(attempt);
 					continue;
 				}
 			}
@@ -206,6 +207,8 @@ final class KubernetesRunLedger implements RunLedger {
 				if (ex.getCode() != 409 && ex.getCode() != 404) {
 					throw ex;
 				}
+				// out of step with the claim or release that wrote in between
+				KubernetesLeaseBackend.pauseAfterConflict(attempt);
 			}
 		}
 		throw new IllegalStateException("cluster-singleton could not write the run ledger of job '" + jobName

@@ -425,12 +425,30 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		Instant slot = Instant.now().truncatedTo(ChronoUnit.MINUTES).minusSeconds(120);
 		HeldLease first = acquire(request(job, "node-a", LONG_TTL, slot));
 		this.backend.release(first, Duration.ZERO);
-		this.conflictingUpdates.put(this.backend.leaseName(job), new AtomicInteger(6));
+		// more than any fixed number of tries would have to allow for
+		this.conflictingUpdates.put(this.backend.leaseName(job), new AtomicInteger(15));
 		AcquireResult next = this.backend.tryAcquire(request(job, "node-a", LONG_TTL, slot.plusSeconds(60)));
 		assertThat(next.outcome()).isEqualTo(Outcome.ACQUIRED);
 		assertThat(this.conflictingUpdates.get(this.backend.leaseName(job))).hasValue(0);
 		assertThat(lease(job).getMetadata().getAnnotations()).containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION,
 				slot.plusSeconds(60).toString());
+	}
+
+	@Test
+	void aClaimThatKeepsMeetingOtherWritesGivesUpWellInsideTheTtl() {
+		// a tool that annotates the Lease without end: the claim must not be granted
+		// after its TTL (the engine would have to give it back), so it gives up
+		String job = jobName("annotated");
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.MINUTES).minusSeconds(120);
+		this.backend.release(acquire(request(job, "node-a", LONG_TTL, slot)), Duration.ZERO);
+		AtomicInteger conflicts = new AtomicInteger(10_000);
+		this.conflictingUpdates.put(this.backend.leaseName(job), conflicts);
+		AcquireResult refused = this.backend.tryAcquire(request(job, "node-a", SHORT_TTL, slot.plusSeconds(60)));
+		assertThat(refused.outcome()).isEqualTo(Outcome.HELD);
+		assertThat(conflicts).hasValueGreaterThan(0);
+		this.conflictingUpdates.remove(this.backend.leaseName(job));
+		assertThat(this.backend.tryAcquire(request(job, "node-a", SHORT_TTL, slot.plusSeconds(60))).outcome())
+			.isEqualTo(Outcome.ACQUIRED);
 	}
 
 	@Test
