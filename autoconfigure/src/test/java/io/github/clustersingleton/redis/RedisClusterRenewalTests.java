@@ -187,7 +187,8 @@ class RedisClusterRenewalTests {
 				.as("the first recovery claim of a run still recorded as running only marks it")
 				.isFalse();
 			AtomicReference<AcquireResult> taken = new AtomicReference<>();
-			await().atMost(Duration.ofSeconds(10)).until(() -> {
+			// the recovery grace is a quarter of the TTL (7.5 s) after the mark
+			await().atMost(TTL).until(() -> {
 				taken.set(backend.tryAcquire(recovery));
 				return taken.get().isAcquired();
 			});
