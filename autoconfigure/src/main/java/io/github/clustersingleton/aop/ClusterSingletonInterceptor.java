@@ -17,6 +17,7 @@
 package io.github.clustersingleton.aop;
 
 import java.lang.reflect.Method;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import io.github.clustersingleton.ClusterSingleton;
@@ -32,6 +33,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -104,8 +106,29 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 			// returns at every trigger: each subscription is a run
 			return ReactiveRuns.guard(executor, job, invocation);
 		}
-		executor.execute(job, scheduled, invocation::proceed);
+		executor.execute(job, scheduled, repeatable(invocation));
 		return null;
+	}
+
+	/**
+	 * The job's body for the engine, which may run it more than once in one trigger (a
+	 * recovery or catch-up sequence): every run after the first proceeds on a fresh copy
+	 * of the invocation, taken before the first one proceeded, so that each run passes
+	 * through every advisor after this one ({@code @Transactional}, {@code @Retryable},
+	 * ...) and not only the first.
+	 */
+	static ClusterSingletonExecutor.Invocation repeatable(MethodInvocation invocation) {
+		if (!(invocation instanceof ProxyMethodInvocation proxied)) {
+			return invocation::proceed;
+		}
+		MethodInvocation pristine = proxied.invocableClone();
+		AtomicBoolean first = new AtomicBoolean(true);
+		return () -> {
+			if (first.compareAndSet(true, false)) {
+				return invocation.proceed();
+			}
+			return ((ProxyMethodInvocation) pristine).invocableClone().proceed();
+		};
 	}
 
 	private JobDefinition job(MethodInvocation invocation) {

@@ -50,6 +50,8 @@ final class ActiveRun extends ClusterSingletonContext {
 
 	private boolean interruptedByWatchdog;
 
+	private boolean lostAtFinish;
+
 	private @Nullable Runnable canceller;
 
 	private final int attempt;
@@ -154,16 +156,46 @@ final class ActiveRun extends ClusterSingletonContext {
 	}
 
 	/**
-	 * Mark the run finished; from now on the watchdog leaves its thread alone.
+	 * Mark the run finished; from now on the watchdog leaves its thread alone. Whether
+	 * the lease was still valid is decided here, once, under the same lock as
+	 * {@link #lose}: a run that ends after its local deadline or its
+	 * {@code lockAtMostFor} counts as having lost its lease whether or not the watchdog's
+	 * thread has noticed yet, so both thread orders give one answer.
 	 * @return whether the watchdog interrupted the thread during the run
 	 */
 	synchronized boolean finish() {
+		if (!this.finished && this.lossReason == null) {
+			this.lossReason = lossReason();
+			this.lostAtFinish = this.lossReason != null;
+		}
 		this.finished = true;
 		return this.interruptedByWatchdog;
 	}
 
+	/**
+	 * Whether the run lost its lease: the watchdog declared it lost, or, once the run
+	 * finished, its lease was no longer valid when it did.
+	 * @return {@code true} when the lease is lost
+	 */
 	boolean isLost() {
 		return this.lossReason != null;
+	}
+
+	/**
+	 * Whether {@link #finish()} found the lease no longer valid before the watchdog had
+	 * declared it lost.
+	 * @return {@code true} when the loss was noticed at the end of the run
+	 */
+	synchronized boolean lostAtFinish() {
+		return this.lostAtFinish;
+	}
+
+	/**
+	 * Return why the run lost its lease.
+	 * @return the reason, or {@code null} while the lease is valid
+	 */
+	@Nullable String lostBecause() {
+		return lossReason();
 	}
 
 	@Override
@@ -211,7 +243,14 @@ final class ActiveRun extends ClusterSingletonContext {
 		if (reason != null) {
 			return reason;
 		}
-		return isLeaseValid() ? null : "the lease was not renewed before its local deadline";
+		long now = System.nanoTime();
+		if (now - this.capNanos >= 0) {
+			return "the run exceeded its lockAtMostFor of " + this.job.lockAtMostFor();
+		}
+		if (now - this.deadlineNanos >= 0) {
+			return "the lease was not renewed before its local deadline";
+		}
+		return null;
 	}
 
 	@Nullable ClusterSingletonContext bindToThread() {

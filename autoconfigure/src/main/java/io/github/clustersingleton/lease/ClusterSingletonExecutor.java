@@ -210,8 +210,28 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		Assert.hasText(leaseName, "'leaseName' must not be empty");
 		Assert.notNull(listener, "'listener' must not be null");
 		Assert.state(this.leader == null, "Leader mode is already on");
+		LeaderElection.Listener catchingUp = new LeaderElection.Listener() {
+
+			@Override
+			public void granted(long term) {
+				try {
+					listener.granted(term);
+				}
+				finally {
+					// the catch-up a node does when it starts is skipped while it is not
+					// the leader: the node that becomes the leader does it
+					catchUpMissedSlots();
+				}
+			}
+
+			@Override
+			public void revoked(long term, String reason) {
+				listener.revoked(term, reason);
+			}
+
+		};
 		LeaderElection leader = new LeaderElection(this.backend, this.settings.owner(), leaseName,
-				this.settings.leaseTtl(), listener);
+				this.settings.leaseTtl(), catchingUp);
 		this.watchdog.setLeaderElection(leader);
 		this.leader = leader;
 		return leader;
@@ -367,18 +387,33 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		long tick = Math.max(1, this.settings.leaseTtl().toMillis() / 3);
 		boolean anyPolicy = this.registered.values().stream().anyMatch(RegisteredJob::hasPolicy);
 		if (anyPolicy) {
-			for (RegisteredJob registered : this.registered.values()) {
-				if (registered.job().policies().misfire() != MisfirePolicy.SKIP
-						&& registered.job().schedule() != null) {
-					submit(registered, () -> catchUpAtStartup(registered));
-				}
-			}
+			catchUpMissedSlots();
 			background.scheduleWithFixedDelay(this::claimPendingWork, tick, tick, TimeUnit.MILLISECONDS);
 		}
 		if (this.ledger.ledger() != io.github.clustersingleton.RunLedger.NONE
 				&& this.registered.values().stream().anyMatch((job) -> job.job().policies().alertAfter() != null)) {
 			long refresh = this.lastSuccessRefresh.toMillis();
 			background.scheduleWithFixedDelay(this::refreshLastSuccesses, 0, refresh, TimeUnit.MILLISECONDS);
+		}
+	}
+
+	/**
+	 * Catch up, in the background, the slots of the jobs with a misfire policy that no
+	 * node claimed while none ran: when the background work starts, and in leader mode
+	 * when this node becomes the leader.
+	 */
+	private void catchUpMissedSlots() {
+		if (this.background == null) {
+			return;
+		}
+		LeaderElection leader = this.leader;
+		if (leader != null && !leader.isLeader()) {
+			return;
+		}
+		for (RegisteredJob registered : this.registered.values()) {
+			if (registered.hasPolicy() && registered.job().policies().misfire() != MisfirePolicy.SKIP) {
+				submit(registered, () -> catchUpAtStartup(registered));
+			}
 		}
 	}
 
@@ -399,7 +434,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			for (RegisteredJob registered : this.registered.values()) {
 				String name = registered.job().name();
 				if (registered.hasPolicy() && registered.job().enabled() && !this.inFlight.contains(name)
-						&& !held.contains(name) && !completedHereUndelivered(name)) {
+						&& !held.contains(name) && !endingHere(name)) {
 					policies.put(name, registered.job().policies().claimPolicy());
 				}
 			}
@@ -425,6 +460,20 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		catch (RuntimeException ex) {
 			logger.warn("cluster-singleton's look for pending runs failed", ex);
 		}
+	}
+
+	/**
+	 * Whether a run of the job is under way here, or ended here and the store has not
+	 * taken its completion yet (its first attempt included): this node's own recovery
+	 * must not take such a run over.
+	 */
+	private boolean endingHere(String name) {
+		for (ActiveRun run : this.running) {
+			if (run.jobName().equals(name)) {
+				return true;
+			}
+		}
+		return completedHereUndelivered(name);
 	}
 
 	/**
@@ -469,7 +518,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				this.settings.leaseTtl(), job.policies().claimPolicy());
 		runInBackground(job, () -> {
 			LeaderElection leader = this.leader;
-			if (this.closing || !job.enabled() || (leader != null && !leader.isLeader())) {
+			if (this.closing || !job.enabled() || (leader != null && !leader.isLeader()) || endingHere(job.name())) {
 				return;
 			}
 			claimAndRun(job, request, RunTrigger.RECOVERY, registered.invocation());
@@ -723,26 +772,29 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), newLeaseToken(),
 				this.settings.leaseTtl(), slot, this.settings.slotTolerance());
 		long requested = System.nanoTime();
-		AcquireResult result = claim(job, request, requested, RunObserver.Run.NONE);
-		if (result == null) {
+		RunObserver.Run observed = startDetachedObservation(job, slot);
+		Claimed claimed = claim(job, request, requested, observed);
+		if (claimed == null) {
 			return null;
 		}
-		HeldLease lease = HeldLease.of(request, result.fencingToken());
-		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), requested, this.settings.leaseTtl().toNanos(),
-				1, trigger, List.of());
+		HeldLease lease = HeldLease.of(request, claimed.result().fencingToken());
+		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), claimed.validFrom(),
+				this.settings.leaseTtl().toNanos(), 1, trigger, List.of());
 		this.running.add(run);
 		ScheduledFuture<?> capTimer = this.watchdog.register(run);
 		if (capTimer == null) {
 			run.finish();
 			this.running.remove(run);
 			releaseQuietly(lease, job);
+			notify(() -> observed.stop("acquired", null));
 			return null;
 		}
+		notify(() -> observed.acquired(lease));
 		Instant startedAt = this.clock.instant();
 		RunRecord record = new RunRecord(job.name(), slot, 1, lease.fencingToken(), lease.owner(), trigger,
 				RunState.RUNNING, startedAt, null, null);
 		this.ledger.record(record);
-		return new ReactiveRun(job, run, capTimer, record, startedAt, System.nanoTime());
+		return new ReactiveRun(job, run, capTimer, record, startedAt, System.nanoTime(), observed);
 	}
 
 	/**
@@ -764,9 +816,12 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 		private final AtomicBoolean finished = new AtomicBoolean();
 
+		private final RunObserver.Run observed;
+
 		private ReactiveRun(JobDefinition job, ActiveRun run, ScheduledFuture<?> capTimer, RunRecord record,
-				Instant startedAt, long started) {
+				Instant startedAt, long started, RunObserver.Run observed) {
 			this.job = job;
+			this.observed = observed;
 			this.run = run;
 			this.capTimer = capTimer;
 			this.record = record;
@@ -827,24 +882,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			}
 			this.run.finish();
 			ClusterSingletonExecutor.this.watchdog.unregister(this.run, this.capTimer);
-			ClusterSingletonExecutor.this.running.remove(this.run);
-			HeldLease lease = this.run.lease();
+			noteLossAtFinish(this.run);
 			Duration duration = Duration.ofNanos(System.nanoTime() - this.started);
-			RunOutcome outcome = this.run.isLost() ? RunOutcome.LEASE_LOST
-					: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
-			release(lease, this.job, this.job.lockAtLeastFor(),
-					completion(this.job, lease.slot(), new Outcome(outcome, failure, 0, null)));
-			RunState state = switch (outcome) {
-				case SUCCESS -> RunState.SUCCEEDED;
-				case FAILURE -> RunState.FAILED;
-				case LEASE_LOST -> RunState.LOST;
-			};
-			RunRecord finished = this.record.finish(state, ClusterSingletonExecutor.this.clock.instant(),
-					(failure != null) ? failure.toString() : null);
-			ClusterSingletonExecutor.this.ledger.record(finished);
-			noteFinished(finished);
-			ClusterSingletonExecutor.this.notify(() -> ClusterSingletonExecutor.this.listener.runFinished(this.job,
-					lease, outcome, this.startedAt, duration, failure));
+			Outcome outcome = new Outcome(outcomeOf(this.run, failure), failure,
+					this.run.deadlineNanos() - ClusterSingletonExecutor.this.settings.leaseTtl().toNanos(), this.record,
+					this.startedAt, duration, this.run);
+			Outcome settled = settle(this.job, this.run.lease(), outcome, this.job.lockAtLeastFor(), true);
+			ClusterSingletonExecutor.this.notify(() -> this.observed.stop(settled.outcome().tag(), failure));
 		}
 
 	}
@@ -871,12 +915,12 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	/**
 	 * Ask the store for a job's lease: the one acquisition path of every run. A store
-	 * failure, a clock-skew refusal, a lease held elsewhere and a grant that came a whole
-	 * TTL late are logged, told to the listener and the observer, and skip the run.
+	 * failure, a clock-skew refusal, a lease held elsewhere and a grant that came so late
+	 * that a renewal could not confirm it are logged, told to the listener and the
+	 * observer, and skip the run.
 	 * @return the result of a usable acquisition, or {@code null} when the run is skipped
 	 */
-	private @Nullable AcquireResult claim(JobDefinition job, LeaseRequest request, long requested,
-			RunObserver.Run observed) {
+	private @Nullable Claimed claim(JobDefinition job, LeaseRequest request, long requested, RunObserver.Run observed) {
 		Instant slot = request.slot();
 		AcquireResult result;
 		try {
@@ -916,18 +960,49 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			notify(() -> observed.stop(result.outcome().tag(), null));
 			return null;
 		}
-		if (took.compareTo(this.settings.leaseTtl()) >= 0) {
-			// the store answered so late that the lease may already have ended for the
-			// others: never run on it
-			releaseQuietly(HeldLease.of(request, result.fencingToken()), job);
-			IllegalStateException late = new IllegalStateException("the " + this.backend.id() + " lease store "
-					+ "granted the lease after " + took + ", at or past its TTL of " + this.settings.leaseTtl());
-			logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": "
-					+ late.getMessage() + "; the next trigger tries again");
-			notify(() -> observed.stop("error", late));
-			return null;
+		long ttl = this.settings.leaseTtl().toNanos();
+		if (System.nanoTime() - requested > ttl / 3) {
+			// the grant used up more than a third of the TTL on its way (a slow store, a
+			// pause): renew before the body starts, as the watchdog would have by now, or
+			// give the lease back; a grant after the whole TTL cannot be renewed (the
+			// store's lease ended), so it is always given back
+			HeldLease granted = HeldLease.of(request, result.fencingToken());
+			long sent = System.nanoTime();
+			boolean renewed;
+			Throwable renewalFailure = null;
+			try {
+				renewed = this.backend.renew(List.of(granted), this.settings.leaseTtl()).contains(granted.leaseToken());
+			}
+			catch (RuntimeException ex) {
+				renewed = false;
+				renewalFailure = ex;
+			}
+			if (!renewed) {
+				releaseQuietly(granted, job);
+				IllegalStateException late = new IllegalStateException("the " + this.backend.id()
+						+ " lease store granted the lease after " + took + ", more than a third of its TTL of "
+						+ this.settings.leaseTtl() + ", and the renewal before the run " + ((renewalFailure != null)
+								? "failed: " + describeFailure(renewalFailure) : "found the lease no longer held"));
+				logger.warn("cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot) + ": "
+						+ late.getMessage() + "; the lease was given back"
+						+ (request.policy().recoverLost() ? " and its run is taken up again" : ""));
+				notify(() -> observed.stop("error", late));
+				return null;
+			}
+			return new Claimed(result, sent);
 		}
-		return result;
+		return new Claimed(result, requested);
+	}
+
+	/**
+	 * A usable acquisition.
+	 *
+	 * @param result what the store answered
+	 * @param validFrom when (nano time) the lease was last known to be extended by a full
+	 * TTL
+	 */
+	private record Claimed(AcquireResult result, long validFrom) {
+
 	}
 
 	/**
@@ -960,34 +1035,55 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		Instant slot = request.slot();
 		RunObserver.Run observed = startObservation(job, slot);
 		long requested = System.nanoTime();
-		AcquireResult result = claim(job, request, requested, observed);
-		if (result == null) {
+		Claimed claimed = claim(job, request, requested, observed);
+		if (claimed == null) {
 			return false;
 		}
+		AcquireResult result = claimed.result();
 		HeldLease lease = HeldLease.of(request, result.fencingToken());
 		SlotRun current = result.run();
 		boolean pending = request.policy().isActive() && current != null && (request.recovery() || (slot != null
 				&& !(current.slot().equals(slot) && current.attempt() == 1 && current.state() == RunState.RUNNING)));
 		if (pending) {
 			notify(() -> observed.acquired(lease));
+			Sequence sequence;
 			try {
-				return runPending(job, lease, result, trigger, requested, invocation);
+				sequence = runPending(job, lease, result, trigger, claimed.validFrom(), invocation);
 			}
 			finally {
 				notify(() -> observed.stop("acquired", null));
 			}
+			// the exception of the last run the sequence made reaches the caller, as a
+			// single run's does; those of the runs before it are logged and recorded
+			Throwable failure = sequence.lastFailure();
+			if (failure != null && (trigger == RunTrigger.SCHEDULED || trigger == RunTrigger.DIRECT)) {
+				throw failure;
+			}
+			return sequence.ran();
 		}
 		RunPlan plan = new RunPlan(slot, 1, trigger, List.of());
-		Outcome outcome = run(job, lease, requested, invocation, plan, observed);
+		Outcome outcome = run(job, lease, claimed.validFrom(), invocation, plan, observed);
 		if (outcome == null) {
 			return false;
 		}
-		release(lease, job, job.lockAtLeastFor(), completion(job, lease.slot(), outcome), outcome.finished());
-		notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
-		if (outcome.failure() != null) {
-			throw outcome.failure();
+		Outcome settled = settle(job, lease, outcome, job.lockAtLeastFor(), true);
+		notify(() -> observed.stop(settled.outcome().tag(), settled.failure()));
+		if (settled.failure() != null) {
+			throw settled.failure();
 		}
 		return true;
+	}
+
+	/**
+	 * What a sequence of runs did.
+	 *
+	 * @param ran whether any run started
+	 * @param lastFailure the exception of the last run it made, if that run threw
+	 */
+	private record Sequence(boolean ran, @Nullable Throwable lastFailure) {
+
+		static final Sequence NONE = new Sequence(false, null);
+
 	}
 
 	/**
@@ -995,10 +1091,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * claimed: run again the slot whose run died or failed (when the policy recovers it),
 	 * then the slots after it that no run served yet, by the misfire policy, then the
 	 * claimed slot itself; each run with a fencing token of its own
-	 * ({@link LeaseBackend#startRun}). A failure that the policy retries later ends the
-	 * sequence; so does the loss of the lease.
+	 * ({@link LeaseBackend#startRun}) and each through the whole advice chain of the
+	 * job's method ({@link Invocation#proceed()} is called once per run). A failure that
+	 * the policy retries later ends the sequence; so does the loss of the lease.
 	 */
-	private boolean runPending(JobDefinition job, HeldLease claimed, AcquireResult result, RunTrigger trigger,
+	private Sequence runPending(JobDefinition job, HeldLease claimed, AcquireResult result, RunTrigger trigger,
 			long requested, Invocation invocation) {
 		SlotRun current = result.run();
 		Assert.state(current != null, "No run reported");
@@ -1013,7 +1110,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		List<RunPlan> plans = plan(job, current, lastSlot, trigger);
 		if (plans.isEmpty()) {
 			release(claimed, job, Duration.ZERO, RunCompletion.none());
-			return false;
+			return Sequence.NONE;
 		}
 		long validFrom = requested;
 		boolean ran = false;
@@ -1039,7 +1136,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 						logger.warn("cluster-singleton could not start the " + plan.describe() + " of job '"
 								+ job.name() + "': this node no longer holds its lease");
 						completePrevious(previous, job, previousCompletion, previousFinished);
-						return ran;
+						return new Sequence(ran, null);
 					}
 					validFrom = sent;
 				}
@@ -1055,7 +1152,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				// is still the current one, so a start that did reach the store (and
 				// already ended the previous run) is never recorded as done by it
 				completePrevious(previous, job, previousCompletion, previousFinished);
-				return ran;
+				return new Sequence(ran, null);
 			}
 			finally {
 				if (interrupted) {
@@ -1066,7 +1163,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				logger.warn("cluster-singleton could not start the " + plan.describe() + " of job '" + job.name()
 						+ "': this node no longer holds its lease");
 				completePrevious(previous, job, previousCompletion, previousFinished);
-				return ran;
+				return new Sequence(ran, null);
 			}
 			HeldLease lease = new HeldLease(job.name(), claimed.owner(), claimed.leaseToken(), fence.getAsLong(),
 					plan.slot());
@@ -1076,7 +1173,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				logger.warn("cluster-singleton did not start the " + plan.describe() + " of job '" + job.name()
 						+ "': the lease's local deadline passed while the store answered; whoever takes the lease "
 						+ "over next carries on");
-				return ran;
+				return new Sequence(ran, null);
 			}
 			logger.info("cluster-singleton runs the " + plan.describe() + " of job '" + job.name() + "' (fencingToken="
 					+ fence.getAsLong() + ")");
@@ -1086,35 +1183,43 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			}
 			catch (Throwable ex) {
 				rethrowIfFatal(ex);
-				return ran;
+				return new Sequence(ran, null);
 			}
 			if (outcome == null) {
-				return ran;
+				return new Sequence(ran, null);
 			}
 			ran = true;
 			validFrom = outcome.validFrom();
-			if (outcome.failure() != null) {
-				logger.error("cluster-singleton job '" + job.name() + "' failed in its " + plan.describe(),
-						outcome.failure());
-			}
-			if (outcome.outcome() == RunOutcome.LEASE_LOST) {
-				return true;
-			}
 			boolean last = i == plans.size() - 1;
 			ClaimPolicy policy = job.policies().claimPolicy();
 			RunCompletion completion = completion(job, plan.slot(), outcome);
 			boolean retried = completion.state() == RunState.FAILED && policy.recovers(RunState.FAILED, plan.attempt());
-			if (last || retried) {
+			boolean ends = last || retried || outcome.outcome() == RunOutcome.LEASE_LOST;
+			if (outcome.outcome() == RunOutcome.LEASE_LOST) {
+				// no completion: the store keeps the run as running, and a policy that
+				// recovers lost runs takes it up again once the lease expired
+				outcome = settle(job, lease, outcome, Duration.ZERO, false);
+			}
+			else if (ends) {
 				// a failure the policy retries ends the sequence: the store keeps it
 				// pending, and whoever retries it carries on with the slots after it
-				release(lease, job, last ? job.lockAtLeastFor() : Duration.ZERO, completion, outcome.finished());
-				return true;
+				outcome = settle(job, lease, outcome, last ? job.lockAtLeastFor() : Duration.ZERO, true);
+			}
+			else {
+				outcome = settle(job, lease, outcome, Duration.ZERO, false);
+			}
+			if (outcome.failure() != null) {
+				logger.error("cluster-singleton job '" + job.name() + "' failed in its " + plan.describe(),
+						outcome.failure());
+			}
+			if (ends) {
+				return new Sequence(true, outcome.failure());
 			}
 			previous = lease;
 			previousCompletion = completion;
-			previousFinished = outcome.finished();
+			previousFinished = outcome.record();
 		}
-		return ran;
+		return new Sequence(ran, null);
 	}
 
 	/**
@@ -1256,25 +1361,107 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				// our interrupt must not leak into whatever this thread runs next
 				Thread.interrupted();
 			}
-			this.running.remove(run);
+			// the run stays in `running` until settle() has tried once to record its
+			// end: meanwhile this node's own recovery must not take the run over
 		}
 		Duration duration = Duration.ofNanos(System.nanoTime() - started);
-		RunOutcome outcome = run.isLost() ? RunOutcome.LEASE_LOST
-				: (failure != null) ? RunOutcome.FAILURE : RunOutcome.SUCCESS;
-		Throwable error = failure;
+		noteLossAtFinish(run);
+		RunOutcome outcome = outcomeOf(run, failure);
+		if (outcome == RunOutcome.LEASE_LOST && failure != null) {
+			logger.warn("cluster-singleton job '" + job.name() + "' ended with " + failure.getClass().getSimpleName()
+					+ " after it lost its lease (fencingToken=" + lease.fencingToken() + ", slot=" + lease.slot()
+					+ "): recorded as lost, not as failed: " + run.lostBecause());
+		}
+		return new Outcome(outcome, failure, run.deadlineNanos() - this.settings.leaseTtl().toNanos(), record,
+				startedAt, duration, run);
+	}
+
+	/**
+	 * Decide how a run ended, by the lease rather than by which thread noticed first: a
+	 * run that ends with a {@link io.github.clustersingleton.LeaseLostException} (the
+	 * job's own {@code checkLease()}), or with any exception after its lease stopped
+	 * being valid (an interrupt of the watchdog's included), lost its lease; any other
+	 * exception is a failure. A run that returned normally is a success here; for a run
+	 * of a slot the store then judges it: it is recorded as succeeded while the store
+	 * still records it as the job's current run, and as lost when another claim took the
+	 * job over ({@link #settle}). A run without a slot, which the store keeps no record
+	 * of, lost its lease when it returned after the lease stopped being valid.
+	 */
+	static RunOutcome outcomeOf(ActiveRun run, @Nullable Throwable failure) {
+		boolean lost = run.isLost();
+		if (failure != null) {
+			return (lost || isLeaseLoss(failure)) ? RunOutcome.LEASE_LOST : RunOutcome.FAILURE;
+		}
+		return (lost && run.lease().slot() == null) ? RunOutcome.LEASE_LOST : RunOutcome.SUCCESS;
+	}
+
+	private static boolean isLeaseLoss(Throwable failure) {
+		Throwable cause = failure;
+		for (int depth = 0; cause != null && depth < 16; depth++) {
+			if (cause instanceof io.github.clustersingleton.LeaseLostException) {
+				return true;
+			}
+			cause = cause.getCause();
+		}
+		return false;
+	}
+
+	/**
+	 * End a run that {@link #run} made: deliver its completion with the release of its
+	 * lease when {@code deliver} is true (the last run of a claim), then write its end to
+	 * the run ledger and tell the listener. A run of a slot that returned normally and
+	 * whose completion the store refused, because another claim took the job over, is
+	 * recorded as lost.
+	 * @return the outcome as finally recorded
+	 */
+	private Outcome settle(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
+			boolean deliver) {
+		RunCompletion completion = completion(job, lease.slot(), outcome);
+		RunState tentative = stateOf(outcome.outcome());
+		String error = (outcome.failure() != null) ? outcome.failure().toString() : null;
+		RunRecord finished = outcome.record().finish(tentative, this.clock.instant(), error);
+		RunOutcome result = outcome.outcome();
+		if (deliver) {
+			Delivery delivery = release(lease, job, lockAtLeastFor, completion, finished);
+			if (delivery == Delivery.SUPERSEDED && result == RunOutcome.SUCCESS) {
+				result = RunOutcome.LEASE_LOST;
+				finished = outcome.record().finish(RunState.LOST, finished.finishedAt(), null);
+			}
+		}
+		this.ledger.record(finished);
+		noteFinished(finished);
+		RunOutcome told = result;
+		RunRecord recorded = finished;
 		logger.debug(LogMessage
 			.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
-					+ ", slot=" + lease.slot() + ", outcome=" + outcome.tag() + ", duration=" + duration + ")"));
-		RunState state = switch (outcome) {
+					+ ", slot=" + lease.slot() + ", outcome=" + told.tag() + ", duration=" + outcome.duration() + ")"));
+		notify(() -> this.listener.runFinished(job, lease, told, outcome.startedAt(), outcome.duration(),
+				outcome.failure()));
+		this.running.remove(outcome.run());
+		return new Outcome(told, outcome.failure(), outcome.validFrom(), recorded, outcome.startedAt(),
+				outcome.duration(), outcome.run());
+	}
+
+	/**
+	 * Tell the listener of a lease loss that the end of the run noticed before the
+	 * watchdog's thread did, as the watchdog would have.
+	 */
+	private void noteLossAtFinish(ActiveRun run) {
+		if (run.lostAtFinish()) {
+			String reason = run.lostBecause();
+			logger.error(
+					"cluster-singleton job '" + run.jobName() + "' lost its lease (fencingToken=" + run.fencingToken()
+							+ ", slot=" + run.lease().slot() + "): " + reason + "; noticed as the run ended");
+			notify(() -> this.listener.leaseLost(run.job(), run.lease(), (reason != null) ? reason : "lease lost"));
+		}
+	}
+
+	private static RunState stateOf(RunOutcome outcome) {
+		return switch (outcome) {
 			case SUCCESS -> RunState.SUCCEEDED;
 			case FAILURE -> RunState.FAILED;
 			case LEASE_LOST -> RunState.LOST;
 		};
-		RunRecord finished = record.finish(state, this.clock.instant(), (error != null) ? error.toString() : null);
-		this.ledger.record(finished);
-		noteFinished(finished);
-		notify(() -> this.listener.runFinished(job, lease, outcome, startedAt, duration, error));
-		return new Outcome(outcome, failure, run.deadlineNanos() - this.settings.leaseTtl().toNanos(), finished);
 	}
 
 	/**
@@ -1284,10 +1471,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * @param failure what the job threw, or {@code null}
 	 * @param validFrom when (nano time) the lease was last known to be extended by a full
 	 * TTL
-	 * @param finished the run's ledger record as it ended
+	 * @param record the run's ledger record: as it started, or as it ended once settled
+	 * @param startedAt when the run started
+	 * @param duration how long the body ran
+	 * @param run the run
 	 */
-	private record Outcome(RunOutcome outcome, @Nullable Throwable failure, long validFrom,
-			@Nullable RunRecord finished) {
+	private record Outcome(RunOutcome outcome, @Nullable Throwable failure, long validFrom, RunRecord record,
+			Instant startedAt, Duration duration, ActiveRun run) {
 
 	}
 
@@ -1312,6 +1502,16 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 	}
 
+	private RunObserver.Run startDetachedObservation(JobDefinition job, @Nullable Instant slot) {
+		try {
+			return this.runObserver.startDetached(job, slot, this.backend.id());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton run observer failed", ex);
+			return RunObserver.Run.NONE;
+		}
+	}
+
 	private RunObserver.Run startObservation(JobDefinition job, @Nullable Instant slot) {
 		try {
 			return this.runObserver.start(job, slot, this.backend.id());
@@ -1329,11 +1529,30 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		release(lease, job, Duration.ZERO, RunCompletion.none());
 	}
 
-	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion) {
-		release(lease, job, lockAtLeastFor, completion, null);
+	private Delivery release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion) {
+		return release(lease, job, lockAtLeastFor, completion, null);
 	}
 
-	private void release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion,
+	/**
+	 * What became of a completion sent with a release.
+	 */
+	private enum Delivery {
+
+		/** No completion was sent: the lease was only released. */
+		RELEASED,
+
+		/** The store recorded the completion. */
+		RECORDED,
+
+		/** The store refused it: another claim took the job over. */
+		SUPERSEDED,
+
+		/** The store did not answer: retried in the background. */
+		PENDING
+
+	}
+
+	private Delivery release(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion,
 			@Nullable RunRecord finished) {
 		// a thread someone else interrupted (the scheduler's shutdownNow, a cancelled
 		// future) must still give its lease back: clients such as Redisson and fabric8
@@ -1342,7 +1561,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		try {
 			if (completion.state() == null) {
 				this.backend.release(lease, lockAtLeastFor);
-				return;
+				return Delivery.RELEASED;
 			}
 			UndeliveredCompletion undelivered = new UndeliveredCompletion(lease, job, lockAtLeastFor, completion,
 					finished);
@@ -1352,13 +1571,16 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				// after the lease expired, until another claim took the job, and a
 				// recovery claim waits a grace before it takes a run still marked running
 				retryInBackground(undelivered);
+				return Delivery.PENDING;
 			}
+			return undelivered.recorded ? Delivery.RECORDED : Delivery.SUPERSEDED;
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
 			logger.warn("cluster-singleton could not release the lease of job '" + job.name() + "' (fencingToken="
 					+ lease.fencingToken() + "); it expires by itself within " + this.settings.leaseTtl() + ": " + ex,
 					logger.isDebugEnabled() ? ex : null);
+			return Delivery.RELEASED;
 		}
 		finally {
 			if (interrupted) {
@@ -1437,6 +1659,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 
 		private @Nullable RuntimeException lastFailure;
 
+		private boolean recorded;
+
 		UndeliveredCompletion(HeldLease lease, JobDefinition job, Duration lockAtLeastFor, RunCompletion completion,
 				@Nullable RunRecord finished) {
 			this.lease = lease;
@@ -1480,8 +1704,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				}
 				return false;
 			}
+			this.recorded = recorded;
 			if (this.attempts > 1) {
 				RunRecord run = this.finished;
+				if (run != null && !recorded && run.state() == RunState.SUCCEEDED) {
+					// the store no longer records it as the job's current run
+					run = new RunRecord(run.jobName(), run.slot(), run.attempt(), run.fencingToken(), run.owner(),
+							run.trigger(), RunState.LOST, run.startedAt(), run.finishedAt(), null);
+				}
 				if (run != null) {
 					// the ledger's write at the end of the run most likely failed with
 					// the

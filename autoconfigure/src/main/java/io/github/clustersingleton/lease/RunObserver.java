@@ -55,6 +55,20 @@ public interface RunObserver {
 	Run start(JobDefinition job, @Nullable Instant slot, String backend);
 
 	/**
+	 * Called before the lease of a run whose work may end on another thread (a reactive
+	 * job) is requested: like {@link #start}, but the handle's methods may be called on
+	 * any thread, so nothing is bound to the calling thread.
+	 * @param job the job
+	 * @param slot the cron slot the trigger claims, if any
+	 * @param backend the {@link io.github.clustersingleton.LeaseBackend#id() id} of the
+	 * lease store
+	 * @return the handle of this trigger, never {@code null}
+	 */
+	default Run startDetached(JobDefinition job, @Nullable Instant slot, String backend) {
+		return start(job, slot, backend);
+	}
+
+	/**
 	 * One observed trigger. Every method is called on the thread that called
 	 * {@link RunObserver#start}.
 	 */

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import io.github.clustersingleton.AcquireResult;
@@ -142,6 +143,8 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 
 	private final AtomicInteger heldLeases = new AtomicInteger();
 
+	private final IntSupplier heldLeaseCount;
+
 	private final Map<String, AtomicLong> lastSuccess = new ConcurrentHashMap<>();
 
 	private final Map<String, Long> lostLeaseTokens = new ConcurrentHashMap<>();
@@ -176,13 +179,31 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 */
 	public ClusterSingletonMetrics(MeterRegistry registry, Supplier<String> backendId,
 			Supplier<Optional<Duration>> clockOffset) {
+		this(registry, backendId, clockOffset, null);
+	}
+
+	/**
+	 * Create an instance that registers its meters in the given registry.
+	 * @param registry the meter registry
+	 * @param backendId supplies the {@link io.github.clustersingleton.LeaseBackend#id()
+	 * id} of the lease store; called once, at the first acquisition, when the engine
+	 * exists
+	 * @param clockOffset supplies this node's clock minus the store's as last measured
+	 * @param heldLeases supplies how many leases the engine's watchdog holds right now
+	 * (see
+	 * {@link io.github.clustersingleton.lease.ClusterSingletonExecutor#heldLeases()}), or
+	 * {@code null} to count acquisitions minus finished runs instead
+	 */
+	public ClusterSingletonMetrics(MeterRegistry registry, Supplier<String> backendId,
+			Supplier<Optional<Duration>> clockOffset, @Nullable IntSupplier heldLeases) {
 		Assert.notNull(registry, "'registry' must not be null");
 		Assert.notNull(backendId, "'backendId' must not be null");
 		Assert.notNull(clockOffset, "'clockOffset' must not be null");
 		this.registry = registry;
 		this.backendId = backendId;
 		this.clockOffset = clockOffset;
-		Gauge.builder(LEASES_HELD, this.heldLeases, AtomicInteger::get)
+		this.heldLeaseCount = (heldLeases != null) ? heldLeases : this.heldLeases::get;
+		Gauge.builder(LEASES_HELD, this.heldLeaseCount, IntSupplier::getAsInt)
 			.description("Leases this node holds for running cluster-singleton jobs")
 			.strongReference(true)
 			.register(registry);
@@ -275,7 +296,7 @@ public class ClusterSingletonMetrics implements ClusterSingletonListener {
 	 * @return the number of held leases
 	 */
 	public int heldLeases() {
-		return this.heldLeases.get();
+		return this.heldLeaseCount.getAsInt();
 	}
 
 	private Timer acquireTimer(JobDefinition job, String outcome) {

@@ -68,15 +68,28 @@ public class ObservationRunObserver implements RunObserver {
 		return new ObservedRun(observation, observation.openScope(), context);
 	}
 
+	@Override
+	public Run startDetached(JobDefinition job, @Nullable Instant slot, String backend) {
+		ClusterSingletonObservationContext context = new ClusterSingletonObservationContext(job.name(), slot, backend);
+		Observation observation = ClusterSingletonObservationDocumentation.RUN
+			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.registry)
+			.start();
+		if (observation.isNoop()) {
+			return Run.NONE;
+		}
+		return new ObservedRun(observation, null, context);
+	}
+
 	private static final class ObservedRun implements Run {
 
 		private final Observation observation;
 
-		private final Observation.Scope scope;
+		private final Observation.@Nullable Scope scope;
 
 		private final ClusterSingletonObservationContext context;
 
-		ObservedRun(Observation observation, Observation.Scope scope, ClusterSingletonObservationContext context) {
+		ObservedRun(Observation observation, Observation.@Nullable Scope scope,
+				ClusterSingletonObservationContext context) {
 			this.observation = observation;
 			this.scope = scope;
 			this.context = context;
@@ -90,7 +103,9 @@ public class ObservationRunObserver implements RunObserver {
 		@Override
 		public void stop(String outcome, @Nullable Throwable error) {
 			try {
-				this.scope.close();
+				if (this.scope != null) {
+					this.scope.close();
+				}
 			}
 			finally {
 				this.context.setOutcome(outcome);

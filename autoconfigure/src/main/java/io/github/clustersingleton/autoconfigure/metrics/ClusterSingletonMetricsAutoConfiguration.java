@@ -57,12 +57,19 @@ public final class ClusterSingletonMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ClusterSingletonMetrics clusterSingletonMetrics(MeterRegistry meterRegistry,
-			ObjectProvider<ClusterSingletonExecutor> executor) {
+			ObjectProvider<ClusterSingletonExecutor> executor, ListableBeanFactory beanFactory) {
 		// the listener is called by the executor, so the executor exists whenever the
 		// backend id is first needed; resolving it earlier would create the lazy engine
 		// in applications without jobs
+		// the gauge of held leases asks the watchdog, whose count cannot drift; before
+		// the
+		// engine exists no lease is held
+		ExistingExecutor existing = new ExistingExecutor(beanFactory);
 		return new ClusterSingletonMetrics(meterRegistry, () -> executor.getObject().getBackend().id(),
-				() -> executor.getObject().clockOffset());
+				() -> executor.getObject().clockOffset(), () -> {
+					ClusterSingletonExecutor engine = existing.get();
+					return (engine != null) ? engine.heldLeases() : 0;
+				});
 	}
 
 	@Bean
