@@ -1218,6 +1218,76 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	@Test
+	void aNodeThatBecomesTheLeaderCatchesUpTheSlotsMissedWhileNoNodeRan() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("leader-catch-up");
+		String leaseName = jobName("catch-up-leader");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
+		ClusterSingletonExecutor before = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		assertThat(before.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		// the whole cluster restarts within a TTL: the old leader's lease is still live
+		// when the node starts, so its start-up catch-up is skipped
+		LeaseRequest oldLeader = new LeaseRequest(leaseName, "node-a", "old-leader-token", TTL.multipliedBy(2), null);
+		assertThat(backend().tryAcquire(oldLeader).isAcquired()).isTrue();
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		LeaderElection leader = node.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
+		node.registerJob(job, () -> seen.add(Seen.of("node-b")));
+		node.startLeaderElection();
+		node.startBackgroundWork();
+		assertThat(leader.isLeader()).isFalse();
+		await().atMost(PATIENCE).until(leader::isLeader);
+		await().atMost(PATIENCE).until(() -> !seen.isEmpty());
+		Seen catchUp = seen.get(0);
+		assertThat(catchUp.trigger()).isEqualTo(RunTrigger.CATCH_UP);
+		assertThat(catchUp.slot()).isAfter(minute(100));
+		await().during(TTL).atMost(PATIENCE).until(() -> seen.size() == 1);
+	}
+
+	@Test
+	void aNodeNeverTakesOverTheRunWhoseCompletionItIsStillSending() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("own-takeover");
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
+		LeaseBackend real = backend();
+		CountDownLatch completing = new CountDownLatch(1);
+		CountDownLatch proceed = new CountDownLatch(1);
+		// the first completion waits, as for a pool connection or a slow commit, while
+		// the run's lease expires in the store
+		LeaseBackend slow = (LeaseBackend) java.lang.reflect.Proxy.newProxyInstance(LeaseBackend.class.getClassLoader(),
+				new Class<?>[] { LeaseBackend.class }, (proxy, method, args) -> {
+					if (method.getName().equals("completeRun") && completing.getCount() > 0) {
+						completing.countDown();
+						proceed.await(30, TimeUnit.SECONDS);
+					}
+					try {
+						return method.invoke(real, args);
+					}
+					catch (java.lang.reflect.InvocationTargetException ex) {
+						throw ex.getTargetException();
+					}
+				});
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		ClusterSingletonExecutor node = executor("node-a", slow, Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor.Invocation body = () -> seen.add(Seen.of("node-a"));
+		node.registerJob(job, body);
+		node.startBackgroundWork();
+		Future<Boolean> run = submit(() -> node.execute(job, minute(1), RunTrigger.SCHEDULED, body));
+		try {
+			assertThat(completing.await(10, TimeUnit.SECONDS)).isTrue();
+			// the lease expires, the grace passes: this node's own recovery must not run
+			// the slot again while it still sends the run's end
+			await().during(TTL.multipliedBy(3)).atMost(PATIENCE).until(() -> seen.size() == 1);
+		}
+		finally {
+			proceed.countDown();
+		}
+		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
+		await().during(TTL.multipliedBy(2)).atMost(PATIENCE).until(() -> seen.size() == 1);
+		assertThat(real.findPending(Map.of(name, job.policies().claimPolicy()))).isEmpty();
+	}
+
+	@Test
 	void aJobThatNeverRanHasNothingToCatchUp() {
 		assumeTrue(supportsRecovery());
 		String name = jobName("never-ran");
