@@ -25,6 +25,7 @@ import javax.sql.DataSource;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.ClusterSingletonTemplate;
 import io.github.clustersingleton.aop.ClusterSingletonBeanPostProcessor;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonTestSupport.StubLeaseBackend;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration;
@@ -112,6 +113,37 @@ class ClusterSingletonAutoConfigurationTests {
 				assertThat(job.runs()).isEqualTo(2);
 				assertThat(job.lastRunGuarded()).isFalse();
 			});
+	}
+
+	@Test
+	void runWhenDisabledShouldKeepAnUnguardedTemplate() {
+		// an application that injects the template keeps starting, and its code runs
+		// on every node, as annotated methods do in this mode
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ClusterSingletonAutoConfiguration.class,
+					ClusterSingletonDisabledAutoConfiguration.class, JdbcLeaseAutoConfiguration.class))
+			.withPropertyValues("cluster-singleton.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).hasSingleBean(ClusterSingletonTemplate.class)
+					.doesNotHaveBean(ClusterSingletonExecutor.class);
+				ClusterSingletonTemplate template = context.getBean(ClusterSingletonTemplate.class);
+				AtomicInteger runs = new AtomicInteger();
+				assertThat(template.runIfAcquired("import", runs::incrementAndGet)).isTrue();
+				assertThat(template.runIfAcquired("import", runs::incrementAndGet)).isTrue();
+				assertThat(runs).hasValue(2);
+				assertThat(template.callIfAcquired("report", () -> "value")).contains("value");
+			});
+	}
+
+	@Test
+	void runWhenEnabledShouldNotCreateTheUnguardedTemplate() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ClusterSingletonAutoConfiguration.class,
+					ClusterSingletonDisabledAutoConfiguration.class, JdbcLeaseAutoConfiguration.class))
+			.with(h2())
+			.run((context) -> assertThat(context).hasSingleBean(ClusterSingletonTemplate.class)
+				.doesNotHaveBean(io.github.clustersingleton.aop.UnguardedClusterSingletonTemplate.class));
 	}
 
 	@Test

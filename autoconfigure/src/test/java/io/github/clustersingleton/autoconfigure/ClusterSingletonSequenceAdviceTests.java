@@ -30,10 +30,13 @@ import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration;
+import io.github.clustersingleton.autoconfigure.metrics.ClusterSingletonMetricsAutoConfiguration;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -58,9 +61,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterSingletonSequenceAdviceTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(ClusterSingletonAutoConfiguration.class, JdbcLeaseAutoConfiguration.class,
-						DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(ClusterSingletonAutoConfiguration.class,
+				JdbcLeaseAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+				TransactionAutoConfiguration.class, ClusterSingletonMetricsAutoConfiguration.class))
+		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
 		.with(h2());
 
 	@Test
@@ -87,6 +91,10 @@ class ClusterSingletonSequenceAdviceTests {
 			assertThat(bean.triggers()).containsExactly(RunTrigger.CATCH_UP, RunTrigger.CATCH_UP, RunTrigger.SCHEDULED);
 			assertThat(bean.inTransaction()).containsExactly(true, true, true);
 			assertThat(bean.completedTransactions()).isEqualTo(3);
+			// one lease for the three runs: the gauge of held leases is back to 0, not
+			// below it
+			assertThat(context.getBean(MeterRegistry.class).get("cluster.singleton.leases.held").gauge().value())
+				.isZero();
 		});
 	}
 

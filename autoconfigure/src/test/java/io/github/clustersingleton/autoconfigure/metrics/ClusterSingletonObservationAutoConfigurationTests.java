@@ -16,6 +16,7 @@
 
 package io.github.clustersingleton.autoconfigure.metrics;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,6 +34,7 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -89,6 +91,27 @@ class ClusterSingletonObservationAutoConfigurationTests {
 	}
 
 	@Test
+	void aReactiveJobIsObservedLikeAVoidJob() {
+		RecordingHandler handler = new RecordingHandler();
+		ObservationRegistry registry = ObservationRegistry.create();
+		registry.observationConfig().observationHandler(handler);
+		this.contextRunner.withBean(ObservationRegistry.class, () -> registry)
+			.withBean(ReactiveJobs.class)
+			.run((context) -> {
+				ReactiveJobs jobs = context.getBean(ReactiveJobs.class);
+				assertThat(jobs.value().block(Duration.ofSeconds(10))).isEqualTo("done");
+				assertThat(handler.stopped).hasSize(1);
+				ClusterSingletonObservationContext ran = handler.stopped.get(0);
+				assertThat(ran.getLowCardinalityKeyValues()).containsExactlyInAnyOrder(
+						KeyValue.of("name", "observed-reactive"), KeyValue.of("backend", "jdbc"),
+						KeyValue.of("outcome", "success"));
+				assertThat(ran.getHighCardinalityKeyValue("cluster.singleton.fencing-token")).isNotNull();
+				// nothing was left open on the subscribing thread
+				assertThat(registry.getCurrentObservation()).isNull();
+			});
+	}
+
+	@Test
 	void documentationListsTheKeys() {
 		assertThat(ClusterSingletonObservationDocumentation.RUN.getLowCardinalityKeyNames())
 			.extracting((key) -> key.asString())
@@ -131,6 +154,15 @@ class ClusterSingletonObservationAutoConfigurationTests {
 		@ClusterSingleton(name = "observed-failing")
 		public void failing() {
 			throw new IllegalStateException("failed");
+		}
+
+	}
+
+	static class ReactiveJobs {
+
+		@ClusterSingleton(name = "observed-reactive")
+		public Mono<String> value() {
+			return Mono.just("done").delayElement(Duration.ofMillis(50));
 		}
 
 	}
