@@ -26,8 +26,10 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunCompletion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -181,6 +183,61 @@ class RedisMinReplicasTests {
 		}
 		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
 		backend.release(lease, Duration.ZERO);
+	}
+
+	@ParameterizedTest
+	@MethodSource("clients")
+	void completionNotAcknowledgedIsNotRecorded(String client) throws Exception {
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		RedisLeaseBackend backend = backend(client, Duration.ofSeconds(2));
+		LeaseRequest request = request("completed").withPolicy(new ClaimPolicy(true, false, 3, false), null);
+		AcquireResult result = backend.tryAcquire(request);
+		assertThat(result.isAcquired()).isTrue();
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
+		String metaKey = backend.metaKey("completed");
+		assertThat(RedisProcesses.cli(this.replica, "HGET", metaKey, "run_state").trim()).isEqualTo("running");
+		this.processes.signal(this.replica, "STOP");
+		try {
+			// the master alone has the end of the run: a failover now would bring it back
+			// as running, so the completion must not count as recorded
+			assertThatIllegalStateException()
+				.isThrownBy(() -> backend.completeRun(lease, Duration.ZERO, RunCompletion.succeeded()))
+				.withMessageContaining("min-replicas is 1");
+		}
+		finally {
+			this.processes.signal(this.replica, "CONT");
+		}
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		// sent again once the replica is back: recorded, and the replica has it
+		assertThat(backend.completeRun(lease, Duration.ZERO, RunCompletion.succeeded())).isTrue();
+		assertThat(RedisProcesses.cli(this.replica, "HGET", metaKey, "run_state").trim()).isEqualTo("succeeded");
+	}
+
+	@ParameterizedTest
+	@MethodSource("clients")
+	void completionAcknowledgedIsOnTheReplicaWhenReported(String client) throws Exception {
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		RedisLeaseBackend backend = backend(client, Duration.ofSeconds(2));
+		LeaseRequest request = request("failed").withPolicy(new ClaimPolicy(true, true, 3, false), null);
+		AcquireResult result = backend.tryAcquire(request);
+		assertThat(result.isAcquired()).isTrue();
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
+		assertThat(backend.completeRun(lease, Duration.ZERO, RunCompletion.failed(Duration.ofMinutes(1)))).isTrue();
+		// read on the replica right after the answer, with no wait: WAIT covered it
+		assertThat(RedisProcesses.cli(this.replica, "HGET", backend.metaKey("failed"), "run_state").trim())
+			.isEqualTo("failed");
+		// a plain release waits for no replica: it still answers with the replica stopped
+		LeaseRequest plain = request("plain");
+		HeldLease plainLease = HeldLease.of(plain, backend.tryAcquire(plain).fencingToken());
+		this.processes.signal(this.replica, "STOP");
+		try {
+			backend.release(plainLease, Duration.ZERO);
+			assertThat(backend.describe("plain")).hasValueSatisfying((info) -> assertThat(info.live()).isFalse());
+		}
+		finally {
+			this.processes.signal(this.replica, "CONT");
+		}
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
 	}
 
 	private static void awaitAcquired(Supplier<AcquireResult> acquire) throws InterruptedException {
