@@ -16,8 +16,10 @@
 
 package io.github.clustersingleton.redis;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
@@ -29,7 +31,15 @@ import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.ClusterSingletonListener;
+import io.github.clustersingleton.lease.CronSlotSchedule;
+import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobPolicies;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -44,6 +54,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code cluster-singleton.redis.min-replicas} against a real master and replica, through
@@ -238,6 +249,41 @@ class RedisMinReplicasTests {
 			this.processes.signal(this.replica, "CONT");
 		}
 		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+	}
+
+	/**
+	 * Through the engine: a run whose end too few replicas acknowledged is not taken as
+	 * recorded; the engine keeps its completion and sends it again until the replica has
+	 * it.
+	 */
+	@ParameterizedTest
+	@MethodSource("clients")
+	void engineSendsAgainACompletionTheReplicaDidNotAcknowledge(String client) throws Throwable {
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		RedisLeaseBackend backend = backend(client);
+		JobDefinition job = JobDefinition.of("engine", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC))
+			.withPolicies(new JobPolicies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO, null));
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+		try (ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend,
+				new ClusterSingletonExecutor.Settings("node-a", TTL, Duration.ofSeconds(1), true), Clock.systemUTC(),
+				new ClusterSingletonListener() {
+				})) {
+			try {
+				// the replica stops while the run is on: its end reaches the master only
+				assertThat(executor.execute(job, slot, RunTrigger.SCHEDULED, () -> {
+					this.processes.signal(this.replica, "STOP");
+					return null;
+				})).isTrue();
+				assertThat(executor.undeliveredCompletions()).isEqualTo(1);
+			}
+			finally {
+				this.processes.signal(this.replica, "CONT");
+			}
+			await().atMost(Duration.ofSeconds(30)).until(() -> executor.undeliveredCompletions() == 0);
+		}
+		assertThat(RedisProcesses.cli(this.replica, "HGET", backend.metaKey("engine"), "run_state").trim())
+			.isEqualTo("succeeded");
 	}
 
 	private static void awaitAcquired(Supplier<AcquireResult> acquire) throws InterruptedException {
