@@ -21,8 +21,10 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TimeZone;
 import java.util.concurrent.ConcurrentHashMap;
@@ -166,7 +168,11 @@ public class JobDefinitionFactory {
 		if (alert != null && (alert.isNegative() || alert.isZero())) {
 			throw invalid(job + ": alert-after must be positive, but " + alertAfter.origin() + " is " + alert);
 		}
-		if (alert == null) {
+		Map<String, String> origins = new HashMap<>();
+		if (alert != null) {
+			origins.put(JobPolicies.ALERT_AFTER, alertAfter.origin());
+		}
+		else {
 			alert = defaultAlertAfter(cron, fixedRate);
 		}
 		MisfirePolicy misfirePolicy = misfire.value();
@@ -191,8 +197,14 @@ public class JobDefinitionFactory {
 				recoveryPolicy = RecoveryPolicy.NONE;
 			}
 		}
+		if (misfirePolicy != MisfirePolicy.SKIP) {
+			origins.put(JobPolicies.MISFIRE, misfire.origin());
+		}
+		if (recoveryPolicy != RecoveryPolicy.NONE) {
+			origins.put(JobPolicies.RECOVERY, recovery.origin());
+		}
 		return new JobPolicies(misfirePolicy, misfireLimit.value(), recoveryPolicy, maxAttempts.value(),
-				retryDelay.value(), alert);
+				retryDelay.value(), alert, origins);
 	}
 
 	/**

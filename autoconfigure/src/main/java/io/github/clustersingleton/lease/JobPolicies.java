@@ -17,6 +17,8 @@
 package io.github.clustersingleton.lease;
 
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.MisfirePolicy;
@@ -36,11 +38,32 @@ import org.springframework.util.Assert;
  * @param retryDelay how long after a failed attempt the next one may start
  * @param alertAfter how long without a successful run anywhere in the cluster makes the
  * job overdue, or {@code null} for never
+ * @param origins where the policies that are switched on were set, by policy name
+ * ({@value #MISFIRE}, {@value #RECOVERY}, {@value #ALERT_AFTER}): the property or
+ * annotation attribute, for messages; only a misfire policy other than
+ * {@link MisfirePolicy#SKIP skip}, a recovery policy other than
+ * {@link RecoveryPolicy#NONE none}, and an alert-after that was set (not one derived from
+ * the job's trigger) have one
  * @author cluster-singleton contributors
  * @since 0.2.0
  */
 public record JobPolicies(MisfirePolicy misfire, int misfireLimit, RecoveryPolicy recovery, int maxAttempts,
-		Duration retryDelay, @Nullable Duration alertAfter) {
+		Duration retryDelay, @Nullable Duration alertAfter, Map<String, String> origins) {
+
+	/**
+	 * The name of the misfire policy in {@link #origins()}.
+	 */
+	public static final String MISFIRE = "misfire";
+
+	/**
+	 * The name of the recovery policy in {@link #origins()}.
+	 */
+	public static final String RECOVERY = "recovery";
+
+	/**
+	 * The name of the alert-after in {@link #origins()}.
+	 */
+	public static final String ALERT_AFTER = "alert-after";
 
 	/**
 	 * The defaults: missed slots skipped, no recovery, never overdue.
@@ -54,6 +77,23 @@ public record JobPolicies(MisfirePolicy misfire, int misfireLimit, RecoveryPolic
 		Assert.notNull(recovery, "'recovery' must not be null");
 		Assert.isTrue(maxAttempts >= 1, "'maxAttempts' must be at least 1");
 		Assert.isTrue(retryDelay != null && !retryDelay.isNegative(), "'retryDelay' must not be negative");
+		origins = (origins != null) ? Map.copyOf(origins) : Map.of();
+	}
+
+	/**
+	 * Create policies without origins.
+	 * @param misfire what happens to cron slots that no node claimed
+	 * @param misfireLimit how many missed slots {@link MisfirePolicy#RUN_ALL} runs at
+	 * most
+	 * @param recovery whether a run that died, lost its lease or failed runs again
+	 * @param maxAttempts how many attempts a slot gets at most, the first included
+	 * @param retryDelay how long after a failed attempt the next one may start
+	 * @param alertAfter how long without a successful run anywhere in the cluster makes
+	 * the job overdue, or {@code null} for never
+	 */
+	public JobPolicies(MisfirePolicy misfire, int misfireLimit, RecoveryPolicy recovery, int maxAttempts,
+			Duration retryDelay, @Nullable Duration alertAfter) {
+		this(misfire, misfireLimit, recovery, maxAttempts, retryDelay, alertAfter, Map.of());
 	}
 
 	/**
@@ -74,8 +114,20 @@ public record JobPolicies(MisfirePolicy misfire, int misfireLimit, RecoveryPolic
 	 * @return the copy
 	 */
 	public JobPolicies withAlertAfter(@Nullable Duration alertAfter) {
+		Map<String, String> origins = new HashMap<>(this.origins);
+		origins.remove(ALERT_AFTER);
 		return new JobPolicies(this.misfire, this.misfireLimit, this.recovery, this.maxAttempts, this.retryDelay,
-				alertAfter);
+				alertAfter, origins);
+	}
+
+	/**
+	 * Return where a policy that is switched on was set.
+	 * @param policy {@value #MISFIRE}, {@value #RECOVERY} or {@value #ALERT_AFTER}
+	 * @return the property or annotation attribute, or {@code null} when the policy is
+	 * off or was not set
+	 */
+	public @Nullable String origin(String policy) {
+		return this.origins.get(policy);
 	}
 
 }

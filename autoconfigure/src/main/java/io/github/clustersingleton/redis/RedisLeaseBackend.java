@@ -169,12 +169,14 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	/**
 	 * Make every write that grants or extends a lease or raises a fencing token (an
-	 * acquisition, {@link #startRun}, a renewal) wait ({@code WAIT}) until
-	 * {@code minReplicas} replicas of the master acknowledged it. A grant that is not
-	 * acknowledged in time is released and fails with an exception (the acquisition's
-	 * outcome is {@code error}); a renewal that is not acknowledged fails as if Redis had
-	 * not answered, so the lease's local deadline only moves with acknowledged renewals.
-	 * The wait is at most a quarter of the lease TTL and at most {@code maxWait}.
+	 * acquisition, {@link #startRun}, a renewal), and every completion that records how a
+	 * run ended ({@link #completeRun}), wait ({@code WAIT}) until {@code minReplicas}
+	 * replicas of the master acknowledged it. A grant that is not acknowledged in time is
+	 * released and fails with an exception (the acquisition's outcome is {@code error});
+	 * a renewal that is not acknowledged fails as if Redis had not answered, so the
+	 * lease's local deadline only moves with acknowledged renewals; a completion that is
+	 * not acknowledged fails the same way, and is sent again. The wait is at most a
+	 * quarter of the lease TTL and at most {@code maxWait}.
 	 * @param minReplicas the number of replicas, 0 (the default) to wait for none
 	 * @param maxWait the longest wait
 	 * @since 0.4.0
@@ -196,8 +198,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 	}
 
 	/**
-	 * Run a script that grants, extends or fences; with {@link #setMinReplicas min
-	 * replicas}, followed by {@code WAIT}.
+	 * Run a script that grants, extends, fences or records a run's end; with
+	 * {@link #setMinReplicas min replicas}, followed by {@code WAIT}.
 	 * @return the reply, and whether enough replicas acknowledged it (always with none
 	 * required)
 	 */
@@ -665,6 +667,14 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 * while the meta hash's {@code fence} is still the run's (a later run started under
 	 * the same token has already ended it); and release the lease if it still carries the
 	 * token; one {@code release.lua} call.
+	 * <p>
+	 * With {@link #setMinReplicas min replicas}, a completion that records how a run
+	 * ended is followed by {@code WAIT}, as a grant is: a completion that too few
+	 * replicas acknowledged in time is not reported as recorded but fails with an
+	 * exception, so that the caller tries it again (a failover now would bring back the
+	 * run as still running, and a recovery policy would run it again). A plain release
+	 * waits for no replica.
+	 * @throws IllegalStateException when too few replicas acknowledged the completion
 	 */
 	@Override
 	public boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
@@ -672,11 +682,26 @@ public class RedisLeaseBackend implements LeaseBackend {
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
 		RunState state = completion.state();
-		List<Object> reply = this.executor.execute(RedisLeaseScript.RELEASE,
-				List.of(leaseKey(lease.jobName()), metaKey(lease.jobName())),
-				List.of(lease.leaseToken(), Long.toString(lockAtLeastFor.toMillis()),
-						(state != null) ? state.value() : "", Long.toString(completion.retryDelay().toMillis()),
-						Long.toString(lease.fencingToken())));
+		List<String> keys = List.of(leaseKey(lease.jobName()), metaKey(lease.jobName()));
+		List<String> args = List.of(lease.leaseToken(), Long.toString(lockAtLeastFor.toMillis()),
+				(state != null) ? state.value() : "", Long.toString(completion.retryDelay().toMillis()),
+				Long.toString(lease.fencingToken()));
+		List<Object> reply;
+		if (state != null) {
+			Replication replication = execute(RedisLeaseScript.RELEASE, keys, args, null);
+			reply = replication.reply();
+			if (!replication.enough() && asLong(element(reply, 1)) == 1) {
+				// recorded on the master only: unknown until a replica has it too
+				throw new IllegalStateException("cluster-singleton: only " + replication.acknowledged()
+						+ " Redis replica(s) acknowledged the end of the run of job '" + lease.jobName()
+						+ "' (fencingToken=" + lease.fencingToken() + ") in time, cluster-singleton.redis.min-replicas "
+						+ "is " + this.minReplicas + "; not recorded yet (a failover now would bring the run back "
+						+ "as running)");
+			}
+		}
+		else {
+			reply = this.executor.execute(RedisLeaseScript.RELEASE, keys, args);
+		}
 		if (logger.isDebugEnabled() && asLong(element(reply, 0)) == 0) {
 			logger.debug("cluster-singleton did not release the lease of job '" + lease.jobName()
 					+ "': it no longer carries this run's token");

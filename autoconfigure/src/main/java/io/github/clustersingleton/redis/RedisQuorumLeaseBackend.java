@@ -71,11 +71,15 @@ import org.springframework.util.Assert;
  * {@code quorum-commit.lua} raises the fence and last slot of every member to those by
  * {@code max()}; a member that still holds the lease confirms.</li>
  * </ol>
- * The lease is acquired when a majority confirmed phase 2 within the lease's validity:
- * the TTL minus the time both phases took minus a clock-drift allowance (1% of the TTL
- * plus 2ms). Otherwise the lease is released on every member that may have granted it.
- * Renewals and releases go to all members; a renewal counts when a majority renewed
- * within the validity. A call that fewer than a majority of the members answered throws.
+ * Each member keeps the lease for the requested TTL plus a clock-drift allowance (1% of
+ * the TTL plus 2ms), so that the lease's validity, the members' time to live minus the
+ * time both phases took minus the allowance, ends no earlier than the TTL after the
+ * request was sent: the deadline the holder counts with. The lease is acquired when a
+ * majority confirmed phase 2 within that validity, that is within the TTL; otherwise the
+ * lease is released on every member that may have granted it. Renewals and releases go to
+ * all members; a renewal extends the lease on each member by the TTL plus the allowance,
+ * and counts when a majority renewed within the TTL. A call that fewer than a majority of
+ * the members answered throws.
  * <p>
  * Recovery and misfire policies, and the run ledger, are not offered on a quorum:
  * {@link #tryAcquire} refuses a request with an active policy.
@@ -256,13 +260,13 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	private AcquireResult tryAcquireOnce(LeaseRequest request) {
 		long started = System.nanoTime();
 		long ttlMillis = Math.max(1, request.ttl().toMillis());
-		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - drift(ttlMillis));
+		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
 		String jobName = request.jobName();
 		List<String> keys = List.of(this.members.get(0).leaseKey(jobName), this.members.get(0).metaKey(jobName));
 		Instant slot = request.slot();
 		String slotArg = (slot != null) ? Long.toString(slot.toEpochMilli()) : "";
-		List<String> grantArgs = List.of(request.owner(), request.leaseToken(), Long.toString(ttlMillis), slotArg,
-				Long.toString(request.slotTolerance().toMillis()));
+		List<String> grantArgs = List.of(request.owner(), request.leaseToken(),
+				Long.toString(memberTtlMillis(ttlMillis)), slotArg, Long.toString(request.slotTolerance().toMillis()));
 		List<Answer<List<Object>>> grants = onAll(
 				(i) -> this.executors.get(i).execute(RedisLeaseScript.QUORUM_GRANT, keys, grantArgs),
 				started + validityNanos);
@@ -343,9 +347,8 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		releaseGrants(request, refused);
 		if (!inTime) {
 			throw new RedisQuorumException("cluster-singleton could not acquire the lease of job '" + jobName
-					+ "' on a Redis quorum within its validity (TTL " + ttlMillis + "ms minus the clock-drift "
-					+ "allowance): the acquisition took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
-					+ "ms; released it");
+					+ "' on a Redis quorum within its validity (the lease TTL, " + ttlMillis + "ms): the acquisition "
+					+ "took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + "ms; released it");
 		}
 		if (committedAnswers < this.majority) {
 			throw unavailable("confirm the lease of job '" + jobName + "'", committedAnswers, commits);
@@ -392,9 +395,10 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 		long started = System.nanoTime();
 		long ttlMillis = Math.max(1, ttl.toMillis());
-		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - drift(ttlMillis));
+		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+		Duration memberTtl = Duration.ofMillis(memberTtlMillis(ttlMillis));
 		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
-		List<Answer<Set<String>>> answers = onAll((i) -> this.members.get(i).renew(distinct, ttl),
+		List<Answer<Set<String>>> answers = onAll((i) -> this.members.get(i).renew(distinct, memberTtl),
 				started + validityNanos);
 		Map<String, Integer> counts = new HashMap<>();
 		int answered = 0;
@@ -409,7 +413,7 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		}
 		if (System.nanoTime() - started >= validityNanos) {
 			throw new RedisQuorumException("cluster-singleton could not renew its leases on a Redis quorum within "
-					+ "their validity (TTL " + ttlMillis + "ms minus the clock-drift allowance)");
+					+ "their validity (the lease TTL, " + ttlMillis + "ms)");
 		}
 		Set<String> renewed = new HashSet<>();
 		counts.forEach((token, count) -> {
@@ -581,6 +585,17 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	static long drift(long ttlMillis) {
 		return ttlMillis / 100 + 2;
+	}
+
+	/**
+	 * How long each member keeps a lease granted or renewed for {@code ttlMillis}: the
+	 * TTL plus the {@link #drift clock-drift allowance}. The holder counts on the lease
+	 * for the TTL from when it sent the request, so its validity is the members' time to
+	 * live minus the time the round took minus the allowance, and a member whose clock
+	 * runs fast by up to the allowance still holds the lease until the holder's deadline.
+	 */
+	static long memberTtlMillis(long ttlMillis) {
+		return ttlMillis + drift(ttlMillis);
 	}
 
 	private void observe(@Nullable Instant storeTime) {

@@ -16,8 +16,10 @@
 
 package io.github.clustersingleton.redis;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
@@ -26,8 +28,18 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
+import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.ClusterSingletonListener;
+import io.github.clustersingleton.lease.CronSlotSchedule;
+import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobPolicies;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -42,6 +54,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code cluster-singleton.redis.min-replicas} against a real master and replica, through
@@ -181,6 +194,96 @@ class RedisMinReplicasTests {
 		}
 		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
 		backend.release(lease, Duration.ZERO);
+	}
+
+	@ParameterizedTest
+	@MethodSource("clients")
+	void completionNotAcknowledgedIsNotRecorded(String client) throws Exception {
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		RedisLeaseBackend backend = backend(client, Duration.ofSeconds(2));
+		LeaseRequest request = request("completed").withPolicy(new ClaimPolicy(true, false, 3, false), null);
+		AcquireResult result = backend.tryAcquire(request);
+		assertThat(result.isAcquired()).isTrue();
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
+		String metaKey = backend.metaKey("completed");
+		assertThat(RedisProcesses.cli(this.replica, "HGET", metaKey, "run_state").trim()).isEqualTo("running");
+		this.processes.signal(this.replica, "STOP");
+		try {
+			// the master alone has the end of the run: a failover now would bring it back
+			// as running, so the completion must not count as recorded
+			assertThatIllegalStateException()
+				.isThrownBy(() -> backend.completeRun(lease, Duration.ZERO, RunCompletion.succeeded()))
+				.withMessageContaining("min-replicas is 1");
+		}
+		finally {
+			this.processes.signal(this.replica, "CONT");
+		}
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		// sent again once the replica is back: recorded, and the replica has it
+		assertThat(backend.completeRun(lease, Duration.ZERO, RunCompletion.succeeded())).isTrue();
+		assertThat(RedisProcesses.cli(this.replica, "HGET", metaKey, "run_state").trim()).isEqualTo("succeeded");
+	}
+
+	@ParameterizedTest
+	@MethodSource("clients")
+	void completionAcknowledgedIsOnTheReplicaWhenReported(String client) throws Exception {
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		RedisLeaseBackend backend = backend(client, Duration.ofSeconds(2));
+		LeaseRequest request = request("failed").withPolicy(new ClaimPolicy(true, true, 3, false), null);
+		AcquireResult result = backend.tryAcquire(request);
+		assertThat(result.isAcquired()).isTrue();
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
+		assertThat(backend.completeRun(lease, Duration.ZERO, RunCompletion.failed(Duration.ofMinutes(1)))).isTrue();
+		// read on the replica right after the answer, with no wait: WAIT covered it
+		assertThat(RedisProcesses.cli(this.replica, "HGET", backend.metaKey("failed"), "run_state").trim())
+			.isEqualTo("failed");
+		// a plain release waits for no replica: it still answers with the replica stopped
+		LeaseRequest plain = request("plain");
+		HeldLease plainLease = HeldLease.of(plain, backend.tryAcquire(plain).fencingToken());
+		this.processes.signal(this.replica, "STOP");
+		try {
+			backend.release(plainLease, Duration.ZERO);
+			assertThat(backend.describe("plain")).hasValueSatisfying((info) -> assertThat(info.live()).isFalse());
+		}
+		finally {
+			this.processes.signal(this.replica, "CONT");
+		}
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+	}
+
+	/**
+	 * Through the engine: a run whose end too few replicas acknowledged is not taken as
+	 * recorded; the engine keeps its completion and sends it again until the replica has
+	 * it.
+	 */
+	@ParameterizedTest
+	@MethodSource("clients")
+	void engineSendsAgainACompletionTheReplicaDidNotAcknowledge(String client) throws Throwable {
+		RedisProcesses.waitForReplicas(this.master, 1, Duration.ofSeconds(20));
+		RedisLeaseBackend backend = backend(client);
+		JobDefinition job = JobDefinition.of("engine", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC))
+			.withPolicies(new JobPolicies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO, null));
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+		try (ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend,
+				new ClusterSingletonExecutor.Settings("node-a", TTL, Duration.ofSeconds(1), true), Clock.systemUTC(),
+				new ClusterSingletonListener() {
+				})) {
+			try {
+				// the replica stops while the run is on: its end reaches the master only
+				assertThat(executor.execute(job, slot, RunTrigger.SCHEDULED, () -> {
+					this.processes.signal(this.replica, "STOP");
+					return null;
+				})).isTrue();
+				assertThat(executor.undeliveredCompletions()).isEqualTo(1);
+			}
+			finally {
+				this.processes.signal(this.replica, "CONT");
+			}
+			await().atMost(Duration.ofSeconds(30)).until(() -> executor.undeliveredCompletions() == 0);
+		}
+		assertThat(RedisProcesses.cli(this.replica, "HGET", backend.metaKey("engine"), "run_state").trim())
+			.isEqualTo("succeeded");
 	}
 
 	private static void awaitAcquired(Supplier<AcquireResult> acquire) throws InterruptedException {

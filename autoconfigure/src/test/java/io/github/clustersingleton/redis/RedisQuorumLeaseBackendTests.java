@@ -202,11 +202,53 @@ class RedisQuorumLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	/**
+	 * Each member keeps a lease for the TTL plus the clock-drift allowance.
+	 */
+	@Override
+	protected Duration storedTtl(Duration ttl) {
+		return ttl.plusMillis(RedisQuorumLeaseBackend.drift(ttl.toMillis()));
+	}
+
+	/**
 	 * Grant, then commit: two rounds (each one call to every member, in parallel).
 	 */
 	@Override
 	protected int expectedAcquireRoundTrips() {
 		return 2;
+	}
+
+	/**
+	 * The holder counts on its lease until the TTL after it sent the acquisition or
+	 * renewal (the engine's local deadline). Every member must keep it at least the drift
+	 * allowance longer, so that the holder's deadline is no later than the send time plus
+	 * the members' time to live minus the allowance.
+	 */
+	@Test
+	void holdersDeadlineLeavesTheDriftAllowanceOnEveryMember() {
+		Duration ttl = Duration.ofSeconds(10);
+		long drift = RedisQuorumLeaseBackend.drift(ttl.toMillis());
+		String job = jobName("drift");
+		LeaseRequest request = request(job, "node-a", ttl, null);
+		// wall-clock milliseconds, as the members' own clocks on this machine count them
+		long sent = System.currentTimeMillis();
+		AcquireResult result = this.backend.tryAcquire(request);
+		assertThat(result.isAcquired()).isTrue();
+		HeldLease lease = HeldLease.of(request, result.fencingToken());
+		assertDeadlineWithinDrift(job, sent + ttl.toMillis(), drift);
+		long renewed = System.currentTimeMillis();
+		assertThat(this.backend.renew(List.of(lease), ttl)).containsExactly(lease.leaseToken());
+		assertDeadlineWithinDrift(job, renewed + ttl.toMillis(), drift);
+		this.backend.release(lease, Duration.ZERO);
+	}
+
+	private void assertDeadlineWithinDrift(String job, long holderDeadline, long drift) {
+		awaitPendingCalls();
+		for (int i = 0; i < 3; i++) {
+			LeaseInfo info = this.members.get(i).describe(job).orElseThrow();
+			assertThat(info.live()).as("member %d holds the lease", i).isTrue();
+			assertThat(holderDeadline).as("holder's deadline against member %d's expiry minus the drift allowance", i)
+				.isLessThanOrEqualTo(info.expiresAt().toEpochMilli() - drift);
+		}
 	}
 
 	@Test

@@ -35,8 +35,9 @@ public class RedisLeaseProperties {
 
 	/**
 	 * Number of replicas that must acknowledge (WAIT) every acquisition, fencing-token
-	 * raise and renewal before it counts; an acquisition they do not acknowledge within
-	 * min(lease-ttl / 4, 1s) is released and skipped. 0 waits for none.
+	 * raise, renewal and recorded end of a run before it counts; an acquisition they do
+	 * not acknowledge within min(lease-ttl / 4, 1s) is released and skipped, the end of a
+	 * run is sent again. 0 waits for none.
 	 */
 	private int minReplicas;
 

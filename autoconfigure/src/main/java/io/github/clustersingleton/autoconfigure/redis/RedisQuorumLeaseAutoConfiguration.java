@@ -18,9 +18,11 @@ package io.github.clustersingleton.autoconfigure.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobPolicies;
 import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.redis.RedisLeaseBackend;
 import io.github.clustersingleton.redis.RedisQuorumLeaseBackend;
@@ -29,6 +31,7 @@ import io.github.clustersingleton.redis.SpringDataRedisScriptExecutor;
 import io.github.clustersingleton.autoconfigure.ConditionalOnLeaseBackend;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -104,19 +107,57 @@ public final class RedisQuorumLeaseAutoConfiguration {
 	}
 
 	/**
-	 * Refuse jobs with a recovery or misfire policy: the quorum keeps no run state.
+	 * Refuse jobs with a recovery or misfire policy, or an alert-after, that was set (by
+	 * an annotation attribute, {@code cluster-singleton.jobs.<name>.*} or
+	 * {@code cluster-singleton.default-*}): the quorum keeps no run state and no run
+	 * ledger, so none of them would ever act. The alert-after a job derives from its
+	 * trigger when none is set is left alone.
 	 */
 	static void checkPolicies(JobRegistry registry) {
+		List<String> problems = new ArrayList<>();
 		for (JobDefinition job : registry.jobs()) {
-			if (job.schedule() != null && job.policies().claimPolicy().isActive()) {
-				throw new ClusterSingletonConfigurationException("Invalid cluster-singleton job '" + job.name() + "' ("
-						+ job.source() + "): the Redis quorum (" + URLS + ") does not support recovery or misfire "
-						+ "policies. Set cluster-singleton.jobs." + job.name() + ".recovery to none and "
-						+ "cluster-singleton.jobs." + job.name() + ".misfire to skip (or the annotation's attributes, "
-						+ "or cluster-singleton.default-recovery and default-misfire), or use a single Redis or the "
-						+ "jdbc backend for this job");
+			JobPolicies policies = job.policies();
+			String misfire = policies.origin(JobPolicies.MISFIRE);
+			if (misfire != null) {
+				problems.add(problem(job, misfire, "misfire", describe(policies.misfire()), "skip",
+						"catching up missed slots needs the last claimed slot and the current run"));
+			}
+			String recovery = policies.origin(JobPolicies.RECOVERY);
+			if (recovery != null) {
+				problems.add(problem(job, recovery, "recovery", describe(policies.recovery()), "none",
+						"running a slot again needs its current run, attempt and recovery mark"));
+			}
+			String alertAfter = policies.origin(JobPolicies.ALERT_AFTER);
+			if (alertAfter != null) {
+				problems.add(problem(job, alertAfter, "alert-after", String.valueOf(policies.alertAfter()), null,
+						"telling a job overdue needs the cluster-wide run ledger"));
 			}
 		}
+		if (!problems.isEmpty()) {
+			throw new ClusterSingletonConfigurationException(String.join("\n", problems) + "\nThe Redis quorum (" + URLS
+					+ ") keeps neither run state nor a run ledger on its members, so "
+					+ "these settings would never act. Remove them, or use a single Redis or the jdbc backend for "
+					+ "these jobs");
+		}
+	}
+
+	private static String problem(JobDefinition job, String origin, String setting, String value, @Nullable String off,
+			String why) {
+		String fix;
+		if (origin.startsWith("cluster-singleton.default-")) {
+			fix = "; remove " + origin + ", which every job inherits" + ((off != null)
+					? ", or set cluster-singleton.jobs." + job.name() + "." + setting + " to " + off : "");
+		}
+		else {
+			fix = "; remove it" + ((off != null) ? " or set it to " + off : "");
+		}
+		return "Invalid cluster-singleton job '" + job.name() + "' (" + job.source() + "): " + origin + " sets "
+				+ setting + " to " + value + ", which the Redis quorum lease backend cannot act on (" + why + ")" + fix
+				+ ".";
+	}
+
+	private static String describe(Enum<?> policy) {
+		return policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
 
 	private static LettuceConnectionFactory connectionFactory(String url, RedisQuorumProperties quorum) {

@@ -23,6 +23,7 @@ import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.redis.LocalRedisServers;
 import io.github.clustersingleton.redis.RedisQuorumLeaseBackend;
 import org.junit.jupiter.api.AfterAll;
@@ -126,6 +127,80 @@ class RedisQuorumLeaseAutoConfigurationTests {
 					.hasMessageContaining("'billing'")
 					.hasMessageContaining("cluster-singleton.jobs.billing.misfire");
 			});
+	}
+
+	@Test
+	void runWithAnAlertAfterPropertyShouldFailNamingTheJobAndTheProperty() {
+		assertRefused(
+				this.contextRunner.withBean(CronJob.class)
+					.withPropertyValues("cluster-singleton.jobs.billing.alert-after=2h"),
+				"'billing'", "cluster-singleton.jobs.billing.alert-after", "alert-after to PT2H");
+	}
+
+	@Test
+	void runWithADefaultAlertAfterShouldFailNamingTheJobAndTheProperty() {
+		assertRefused(
+				this.contextRunner.withBean(RateJob.class)
+					.withPropertyValues("cluster-singleton.default-alert-after=10m"),
+				"'rate'", "cluster-singleton.default-alert-after");
+	}
+
+	@Test
+	void runWithAnnotatedPoliciesShouldFailNamingTheJobAndEachAttribute() {
+		assertRefused(this.contextRunner.withBean(AnnotatedJob.class), "'annotated'", "@ClusterSingleton(recovery)",
+				"@ClusterSingleton(misfire)", "@ClusterSingleton(alertAfter)");
+	}
+
+	@Test
+	void runWithADefaultRecoveryShouldFailNamingTheDefaultProperty() {
+		assertRefused(
+				this.contextRunner.withBean(CronJob.class)
+					.withPropertyValues("cluster-singleton.default-recovery=failed"),
+				"'billing'", "cluster-singleton.default-recovery sets recovery to failed",
+				"cluster-singleton.jobs.billing.recovery");
+	}
+
+	@Test
+	void runWithPoliciesAtTheirDefaultsShouldStart() {
+		this.contextRunner.withBean(CronJob.class)
+			.withBean(RateJob.class)
+			.withPropertyValues(urls(3))
+			.withPropertyValues("cluster-singleton.jobs.billing.recovery=none",
+					"cluster-singleton.jobs.billing.misfire=skip", "cluster-singleton.default-recovery=lost")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				// the alert-after each job derives from its trigger is not refused
+				assertThat(context.getBean(JobRegistry.class).forName("rate").orElseThrow().policies().alertAfter())
+					.isNotNull();
+			});
+	}
+
+	private static void assertRefused(ApplicationContextRunner runner, String... fragments) {
+		runner.withPropertyValues(urls(3)).run((context) -> {
+			assertThat(context).hasFailed();
+			String message = causeOf(context.getStartupFailure(), ClusterSingletonConfigurationException.class)
+				.getMessage();
+			assertThat(message).contains(fragments).contains("cluster-singleton.redis.quorum.urls");
+		});
+	}
+
+	static class RateJob {
+
+		@Scheduled(fixedRate = 60_000)
+		@ClusterSingleton(name = "rate", lockAtMostFor = "5m")
+		public void run() {
+		}
+
+	}
+
+	static class AnnotatedJob {
+
+		@Scheduled(cron = "0 0 * * * *", zone = "UTC")
+		@ClusterSingleton(name = "annotated", lockAtMostFor = "5m", recovery = "lost", misfire = "run-once",
+				alertAfter = "3h")
+		public void run() {
+		}
+
 	}
 
 	static class CronJob {
