@@ -498,8 +498,9 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * Renew leases, bounded by the renewal timeout: a renewal that hangs (a database that
 	 * stopped answering, a connection into a black hole during a failover) gives up in
 	 * time for the watchdog's next tick to try again on another connection. The bound is
-	 * the connection's network timeout, put back as it was afterwards, and each
-	 * statement's query timeout (whole seconds, JDBC's unit, rounded up).
+	 * the connection's network timeout, put back as it was afterwards, and, on platforms
+	 * that have one, each statement's {@link #renewalQueryTimeoutSeconds() query
+	 * timeout}, which always comes later.
 	 * @param connection an auto-commit connection
 	 * @param leases at most 1000 leases with distinct lease tokens
 	 * @param ttl the new time to live
@@ -514,7 +515,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		Integer previous;
 		try {
 			previous = connection.getNetworkTimeout();
-			connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+			connection.setNetworkTimeout(Runnable::run, renewalNetworkTimeoutMillis());
 		}
 		catch (SQLFeatureNotSupportedException ex) {
 			previous = null;
@@ -535,7 +536,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Prepare a renewal statement with the renewal timeout as its query timeout.
+	 * Prepare a renewal statement with its {@link #renewalQueryTimeoutSeconds() query
+	 * timeout}, if any.
 	 * @param connection the connection
 	 * @param statement the statement
 	 * @param parameters its parameters
@@ -545,12 +547,39 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	protected final PreparedStatement prepareRenewal(Connection connection, JdbcStatement statement,
 			MapSqlParameterSource parameters) throws SQLException {
 		PreparedStatement prepared = statement.prepare(connection, parameters);
-		Duration timeout = this.renewalTimeout;
-		if (!timeout.isZero() && boundsRenewals()) {
-			long seconds = timeout.toSeconds() + ((timeout.toNanosPart() > 0) ? 1 : 0);
-			prepared.setQueryTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1, seconds)));
+		int seconds = renewalQueryTimeoutSeconds();
+		if (seconds > 0) {
+			prepared.setQueryTimeout(seconds);
 		}
 		return prepared;
+	}
+
+	/**
+	 * Return the network timeout of a renewal round trip: the renewal timeout in
+	 * milliseconds (at least one, as zero would mean none).
+	 * @return the network timeout in milliseconds
+	 */
+	final int renewalNetworkTimeoutMillis() {
+		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, this.renewalTimeout.toMillis()));
+	}
+
+	/**
+	 * Return the query timeout of each renewal statement in whole seconds, or zero for
+	 * none. A renewal that gets no answer in time must end by the network timeout, never
+	 * by a cancel that reaches the server first: the driver then reports an I/O error and
+	 * the renewal counts as failed (its outcome unknown), whereas a server can answer a
+	 * cancelled commit with success when the commit was only waiting for a replica (see
+	 * {@code PostgreSqlDialect}). So the query timeout is strictly longer than the
+	 * network timeout, for every renewal timeout: the whole seconds of the network
+	 * timeout plus one (a renewal timeout of 1 s gets 2 s, 7.5 s gets 8 s). It only
+	 * bounds a statement when the driver cannot set a network timeout.
+	 * @return the query timeout in seconds, zero for none
+	 */
+	int renewalQueryTimeoutSeconds() {
+		if (this.renewalTimeout.isZero() || !boundsRenewals()) {
+			return 0;
+		}
+		return (int) Math.min(Integer.MAX_VALUE, renewalNetworkTimeoutMillis() / 1000L + 1);
 	}
 
 	/**

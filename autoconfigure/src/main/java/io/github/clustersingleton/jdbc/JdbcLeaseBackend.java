@@ -177,12 +177,14 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * Set how long one renewal round trip may take before it is abandoned, so that a
 	 * renewal stuck on a connection that no longer answers (a TCP black hole during a
 	 * database failover) ends in time for the watchdog's next tick to retry on another
-	 * connection. It bounds the connection's network timeout for the renewal and each
-	 * renewal statement's query timeout (rounded up to whole seconds, JDBC's unit). The
-	 * auto-configuration sets a quarter of the lease TTL; zero leaves the driver's
-	 * defaults. Acquire and release carry no timeout of their own: drivers charge for one
-	 * on every statement, and the DataSource's own timeouts bound them. H2, being
-	 * embedded, gets none.
+	 * connection. It is the connection's network timeout for the renewal; on MySQL and
+	 * MariaDB each renewal statement also gets a query timeout, always longer (whole
+	 * seconds, JDBC's unit), and on PostgreSQL none, so that a renewal never ends by a
+	 * cancel that the server could answer with success after a commit that did not reach
+	 * its synchronous standby. The auto-configuration sets a quarter of the lease TTL;
+	 * zero leaves the driver's defaults. Acquire and release carry no timeout of their
+	 * own: drivers charge for one on every statement, and the DataSource's own timeouts
+	 * bound them. H2, being embedded, gets none.
 	 * @param renewalTimeout the timeout
 	 */
 	public void setRenewalTimeout(Duration renewalTimeout) {

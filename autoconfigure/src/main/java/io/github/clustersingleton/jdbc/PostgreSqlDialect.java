@@ -93,6 +93,24 @@ final class PostgreSqlDialect extends JdbcDialect {
 		}
 	}
 
+	/**
+	 * Return zero: a PostgreSQL renewal gets no query timeout, only the network timeout.
+	 * pgJDBC's query timeout sends a cancel request, and a cancel that reaches a backend
+	 * whose commit waits for a synchronous standby ends the wait with a WARNING
+	 * ("canceling wait for synchronous replication ... committed locally but might not
+	 * have been replicated") and a success reply: the node would extend its deadline on a
+	 * renewal the standby never got, and after a failover the new primary could let
+	 * another node take the lease up to one TTL before that deadline. A network timeout
+	 * never reports success: the renewal fails, its outcome unknown, and the watchdog
+	 * tries again on another connection. (A query timeout longer than the network timeout
+	 * would not be safe either: the network timeout counts from the last bytes read, so a
+	 * reply that arrives in parts can outlast it.)
+	 */
+	@Override
+	int renewalQueryTimeoutSeconds() {
+		return 0;
+	}
+
 	@Override
 	String timestampType() {
 		return "TIMESTAMP WITH TIME ZONE";

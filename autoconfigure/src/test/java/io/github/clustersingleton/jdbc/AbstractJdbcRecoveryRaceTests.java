@@ -54,9 +54,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Adversarial races on the recovery and catch-up statements of the JDBC backend (review
- * 2): a recovery claim against first claims of the next slot, and a {@code startRun} that
- * waits for a row lock until after its lease expired.
+ * Adversarial races on the recovery and catch-up statements of the JDBC backend: a
+ * recovery claim against first claims of the next slot, a {@code startRun} that waits for
+ * a row lock until after its lease expired, and a recovery mark that waits for a row lock
+ * longer than its grace.
  *
  * @author cluster-singleton contributors
  */
@@ -217,6 +218,102 @@ abstract class AbstractJdbcRecoveryRaceTests {
 		}
 		finally {
 			executor.shutdownNow();
+		}
+	}
+
+	/**
+	 * A dead run (expired lease, run still running) whose row another transaction holds
+	 * locked. Node B's recovery claim comes to mark it and waits for the row lock longer
+	 * than the grace; when the lock goes, the mark is written. Claims that come right
+	 * after (a recovery claim of node C, a first claim of the next slot by node D) must
+	 * find the run still within its grace, which counts from the mark's write, not from
+	 * the time node B sent it: the node that ran it still has the grace to record its
+	 * end. Once the grace has passed, a recovery claim takes the run over.
+	 */
+	@Test
+	void aRecoveryMarkThatWaitedForTheRowLockCountsItsGraceFromItsWrite() throws Exception {
+		assumeTrue(countsTheRecoveryGraceFromTheMarksWrite(), "known open on this database (see docs/jdbc.md)");
+		String job = this.prefix + "late-mark";
+		LeaseRequest first = claim(job, "node-a", Duration.ofSeconds(1), S1, null);
+		assertThat(this.backend.tryAcquire(first).isAcquired()).isTrue();
+		await().atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> this.backend.findPending(Map.of(job, RECOVER_LOST)).contains(job));
+		Duration recoveryTtl = Duration.ofSeconds(8);
+		Duration grace = LeaseRequest.recovery(job, "node-b", token(), recoveryTtl, RECOVER_LOST).recoveryGrace();
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try (Connection locker = this.pool.getConnection(); Connection watcher = this.pool.getConnection()) {
+			locker.setAutoCommit(false);
+			try (PreparedStatement lock = locker.prepareStatement(
+					"SELECT name FROM " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " WHERE name = ? FOR UPDATE")) {
+				lock.setString(1, job);
+				try (ResultSet resultSet = lock.executeQuery()) {
+					assertThat(resultSet.next()).isTrue();
+				}
+			}
+			Future<AcquireResult> mark = executor.submit(() -> this.backend
+				.tryAcquire(LeaseRequest.recovery(job, "node-b", token(), recoveryTtl, RECOVER_LOST)));
+			// the mark has waited for the row lock for longer than the grace, by the
+			// database's account
+			await().atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> longestWaitBehind(watcher, locker).compareTo(grace.plusMillis(200)) > 0);
+			assertThat(mark.isDone()).isFalse();
+			locker.commit();
+			assertThat(mark.get(30, TimeUnit.SECONDS).isAcquired()).as("the first recovery claim only marks the run")
+				.isFalse();
+			AcquireResult recovery = this.backend
+				.tryAcquire(LeaseRequest.recovery(job, "node-c", token(), recoveryTtl, RECOVER_LOST));
+			AcquireResult nextSlot = this.backend.tryAcquire(claim(job, "node-d", recoveryTtl, S2, S1));
+			assertThat(recovery.isAcquired())
+				.as("recovery claim right after a mark that waited for the row lock (grace %s)", grace)
+				.isFalse();
+			assertThat(nextSlot.isAcquired())
+				.as("claim of the next slot right after a mark that waited for the row lock (grace %s)", grace)
+				.isFalse();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		// the mark stands: once the grace has passed, the run is taken over
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> this.backend
+				.tryAcquire(LeaseRequest.recovery(job, "node-c", token(), recoveryTtl, RECOVER_LOST))
+				.isAcquired());
+	}
+
+	/**
+	 * Return whether {@code recover.sql} counts the grace of its recovery mark from the
+	 * time the row is written (after any wait for its lock).
+	 * @return whether a mark that waited for the row lock keeps its whole grace
+	 */
+	protected boolean countsTheRecoveryGraceFromTheMarksWrite() {
+		return true;
+	}
+
+	/**
+	 * Return how long the longest statement that waits for a lock the transaction of
+	 * {@code locker} holds has been running so far, by the database's account, or zero
+	 * when none waits.
+	 * @param watcher a connection to ask on
+	 * @param locker the connection whose open transaction holds the lock
+	 * @return how long
+	 * @throws SQLException on a database error
+	 */
+	protected Duration longestWaitBehind(Connection watcher, Connection locker) throws SQLException {
+		throw new UnsupportedOperationException("no way to see lock waits on this database");
+	}
+
+	protected static long queryLong(Connection connection, String sql, Object... parameters) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				statement.setObject(i + 1, parameters[i]);
+			}
+			try (ResultSet resultSet = statement.executeQuery()) {
+				assertThat(resultSet.next()).isTrue();
+				return resultSet.getLong(1);
+			}
 		}
 	}
 

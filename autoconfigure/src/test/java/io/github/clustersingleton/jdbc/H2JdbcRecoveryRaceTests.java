@@ -43,6 +43,15 @@ class H2JdbcRecoveryRaceTests extends AbstractJdbcRecoveryRaceTests {
 	 * Return false: H2's {@code CURRENT_TIMESTAMP} is the statement's start time and H2
 	 * has no other clock (return true to see the race happen).
 	 */
+	/**
+	 * Return false: for the same reason, a recovery mark that waited for the row lock
+	 * counts its grace from the time the statement began.
+	 */
+	@Override
+	protected boolean countsTheRecoveryGraceFromTheMarksWrite() {
+		return false;
+	}
+
 	@Override
 	protected boolean refusesAStartRunGrantedAfterTheExpiry() {
 		return false;

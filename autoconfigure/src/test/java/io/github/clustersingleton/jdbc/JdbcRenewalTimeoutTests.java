@@ -20,11 +20,15 @@ import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,8 +37,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.JobDefinition;
@@ -48,6 +55,7 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.jdbc.datasource.AbstractDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -120,6 +128,52 @@ class JdbcRenewalTimeoutTests {
 		assertThat(context.get().isLeaseValid()).isTrue();
 		finish.countDown();
 		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/**
+	 * A renewal that PostgreSQL does not answer within the renewal timeout (here it waits
+	 * for a row lock another transaction holds; it could as well wait for a synchronous
+	 * standby) ends by the network timeout, with an I/O error, not by a cancel: a cancel
+	 * that reached a commit waiting for a standby would be answered with success. With a
+	 * TTL of 4 s the renewal timeout is 1 s, a whole number of seconds, where a query
+	 * timeout would tie with the network timeout.
+	 */
+	@Test
+	void aPostgresRenewalWithNoAnswerInTimeEndsByTheNetworkTimeoutNotByACancel() throws Exception {
+		Duration ttl = Duration.ofSeconds(4);
+		String job = "renewal-timeout-" + UUID.randomUUID();
+		try (HikariDataSource pool = TestStores.postgresDataSource()) {
+			new JdbcLeaseSchemaInitializer(pool, JdbcLeaseBackend.DEFAULT_TABLE_NAME, DatabaseInitializationMode.ALWAYS)
+				.initialize();
+			JdbcLeaseBackend backend = new JdbcLeaseBackend(pool, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+			LeaseRequest request = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), ttl, null);
+			AcquireResult acquired = backend.tryAcquire(request);
+			assertThat(acquired.isAcquired()).isTrue();
+			HeldLease lease = HeldLease.of(request, acquired.fencingToken());
+			JdbcDialect dialect = JdbcDialect.of(JdbcPlatform.POSTGRESQL, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+			dialect.setRenewalTimeout(ttl.dividedBy(4));
+			try (Connection locker = pool.getConnection();
+					Connection connection = DriverManager.getConnection(TestStores.postgresUrl())) {
+				locker.setAutoCommit(false);
+				try (PreparedStatement lock = locker.prepareStatement(
+						"SELECT name FROM " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " WHERE name = ? FOR UPDATE")) {
+					lock.setString(1, job);
+					try (ResultSet resultSet = lock.executeQuery()) {
+						assertThat(resultSet.next()).isTrue();
+					}
+				}
+				SQLException timedOut = catchThrowableOfType(SQLException.class,
+						() -> dialect.renewBounded(connection, List.of(lease), ttl));
+				locker.rollback();
+				assertThat((Throwable) timedOut).as("renewal that got no answer").isNotNull();
+				assertThat(timedOut.getSQLState())
+					.as("SQL state of %s (57014 is a cancelled statement, 08xxx a broken connection)", timedOut)
+					.startsWith("08");
+			}
+			finally {
+				backend.release(lease, Duration.ZERO);
+			}
+		}
 	}
 
 	private static boolean runQuietly(ThrowingRun run) throws Exception {

@@ -16,6 +16,10 @@
 
 package io.github.clustersingleton.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.clustersingleton.test.TestStores;
 
@@ -29,6 +33,18 @@ class MariaDbJdbcRecoveryRaceTests extends AbstractJdbcRecoveryRaceTests {
 	@Override
 	protected HikariDataSource createPool() {
 		return TestStores.mariadbDataSource();
+	}
+
+	@Override
+	protected Duration longestWaitBehind(Connection watcher, Connection locker) throws SQLException {
+		long lockerId = queryLong(locker, "SELECT CONNECTION_ID()");
+		return Duration.ofMillis(queryLong(watcher,
+				"SELECT COALESCE(MAX(CAST(p.TIME_MS AS SIGNED)), 0) FROM information_schema.INNODB_LOCK_WAITS w"
+						+ " JOIN information_schema.INNODB_TRX waiting ON waiting.trx_id = w.requesting_trx_id"
+						+ " JOIN information_schema.INNODB_TRX blocking ON blocking.trx_id = w.blocking_trx_id"
+						+ " JOIN information_schema.PROCESSLIST p ON p.ID = waiting.trx_mysql_thread_id"
+						+ " WHERE blocking.trx_mysql_thread_id = ?",
+				lockerId));
 	}
 
 }

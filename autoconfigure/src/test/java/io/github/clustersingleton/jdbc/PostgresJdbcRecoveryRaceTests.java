@@ -16,6 +16,10 @@
 
 package io.github.clustersingleton.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.clustersingleton.test.TestStores;
 
@@ -29,6 +33,15 @@ class PostgresJdbcRecoveryRaceTests extends AbstractJdbcRecoveryRaceTests {
 	@Override
 	protected HikariDataSource createPool() {
 		return TestStores.postgresDataSource();
+	}
+
+	@Override
+	protected Duration longestWaitBehind(Connection watcher, Connection locker) throws SQLException {
+		long lockerPid = queryLong(locker, "SELECT pg_backend_pid()");
+		return Duration.ofMillis(queryLong(watcher,
+				"SELECT COALESCE(MAX(CAST(EXTRACT(EPOCH FROM clock_timestamp() - query_start) * 1000 AS BIGINT)), 0)"
+						+ " FROM pg_stat_activity WHERE CAST(? AS INT) = ANY (pg_blocking_pids(pid))",
+				lockerPid));
 	}
 
 }

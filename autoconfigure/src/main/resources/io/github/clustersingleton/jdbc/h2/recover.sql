@@ -10,6 +10,9 @@
 -- recover_at takes it over. Any other pending work is taken over at once.
 -- Taking over: the fencing token goes up by one, the mark is cleared; the last slot and the
 -- run columns stay.
+-- H2 has no clock other than the statement's start (CURRENT_TIMESTAMP): a mark that waited
+-- for the row lock counts its grace from the time the statement began, so it becomes
+-- visible with up to LOCK_TIMEOUT of its grace spent.
 -- Yields the row as the claim left it when the row was taken or marked (our lease token in
 -- it means taken); none otherwise.
 SELECT lease_token, fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP AS store_time

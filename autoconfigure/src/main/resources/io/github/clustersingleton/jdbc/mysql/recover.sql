@@ -15,6 +15,17 @@
 -- a row matched: our lease token in it means taken.
 -- (Every assignment decides on run_state, attempt and recover_at, which only the last one
 -- writes, so the order in which the server evaluates them does not matter.)
+-- The grace counts from the time the mark is written, not from the time the statement began
+-- (UTC_TIMESTAMP(6)): a mark that waited for the row lock would otherwise become visible with
+-- its grace partly or wholly spent, and a claim queued behind it would take the run over at
+-- once. InnoDB evaluates the assignments once it holds the row, and SYSDATE(6) is the time
+-- of its own evaluation, in the session's time zone, so the time waited since the statement
+-- began is added to UTC_TIMESTAMP(6) (never less than none, should the session's zone change
+-- its offset meanwhile; with --sysdate-is-now the grace counts from the statement's start).
+-- Whether the lease has expired and whether a mark's grace has passed are judged by
+-- UTC_TIMESTAMP(6): the time the statement began is never later than the time the row is
+-- read, so a claim that waited can only find the lease live, or the run within its grace,
+-- for longer.
 UPDATE ${table}
    SET owner = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
                            AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
@@ -33,7 +44,11 @@ UPDATE ${table}
                           fencing_token, fencing_token + 1),
        recover_at = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
                                 AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
-                       COALESCE(recover_at, UTC_TIMESTAMP(6) + INTERVAL :graceMillis * 1000 MICROSECOND), NULL)
+                       COALESCE(recover_at,
+                                UTC_TIMESTAMP(6)
+                                + INTERVAL GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)))
+                                           + :graceMillis * 1000 MICROSECOND),
+                       NULL)
  WHERE name = :name
    AND expires_at <= UTC_TIMESTAMP(6)
    AND run_slot IS NOT NULL

@@ -11,6 +11,16 @@
 -- Taking over: the fencing token goes up by one, the mark is cleared; the last slot and the
 -- run columns stay. A concurrent claim of the same row waits for this one and then finds the
 -- lease live (or the mark set), so two claims never both succeed.
+-- The grace counts from the time the mark is written, not from the time the statement began
+-- (CURRENT_TIMESTAMP): a mark that waited for the row lock would otherwise become visible with
+-- its grace partly or wholly spent, and a claim queued behind it would take the run over at
+-- once. So the statement first locks the row (the EXISTS sub-select, run once before the row
+-- is read: it waits for any transaction that holds the row, and PostgreSQL computes an
+-- UPDATE's new values before it waits for a transaction that only locked the row), and the
+-- mark reads clock_timestamp(), the time at which it is computed. Whether the lease has
+-- expired and whether a mark's grace has passed are judged by CURRENT_TIMESTAMP: the time
+-- the statement began is never later than the time the row is read, so a claim that waited
+-- can only find the lease live, or the run within its grace, for longer.
 -- Returns one row, the row as the claim left it, when the row was taken or marked: our
 -- lease token in it means taken; none otherwise.
 UPDATE ${table}
@@ -31,7 +41,7 @@ UPDATE ${table}
                             THEN fencing_token ELSE fencing_token + 1 END,
        recover_at = CASE WHEN COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
                                        AND (recover_at IS NULL OR recover_at > CURRENT_TIMESTAMP), FALSE)
-                         THEN COALESCE(recover_at, CURRENT_TIMESTAMP + :graceMillis * INTERVAL '1 millisecond')
+                         THEN COALESCE(recover_at, clock_timestamp() + :graceMillis * INTERVAL '1 millisecond')
                          END
  WHERE name = :name
    AND expires_at <= CURRENT_TIMESTAMP
@@ -40,4 +50,10 @@ UPDATE ${table}
          AND ((:recoverLost = 1 AND run_state = 'running')
               OR (:recoverFailed = 1 AND run_state = 'failed' AND retry_at <= CURRENT_TIMESTAMP)))
         OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot))
+   AND EXISTS (SELECT 1
+                 FROM ${table} w
+                WHERE w.name = :name
+                  AND w.expires_at <= CURRENT_TIMESTAMP
+                  AND w.run_slot IS NOT NULL
+                  FOR NO KEY UPDATE)
 RETURNING lease_token, fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP AS store_time
