@@ -17,6 +17,7 @@
 package io.github.clustersingleton.aop;
 
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.LeaseLostException;
@@ -30,6 +31,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.aop.ProxyMethodInvocation;
 
@@ -78,7 +80,14 @@ final class ReactiveRuns {
 
 	private static Flux<Object> body(ReactiveRun run, MethodInvocation invocation) {
 		Sinks.Empty<Void> lost = Sinks.empty();
-		run.cancelWith(() -> lost.tryEmitEmpty());
+		AtomicBoolean cutOff = new AtomicBoolean();
+		// the watchdog's thread calls this: the cancellation, and the end of the run it
+		// leads to (a store round trip), happen on another thread, so that the watchdog
+		// goes on renewing and checking the other leases meanwhile
+		run.cancelWith(() -> {
+			cutOff.set(true);
+			Schedulers.boundedElastic().schedule(lost::tryEmitEmpty);
+		});
 		ClusterSingletonContext context = run.context();
 		Flux<Object> work = Flux.defer(() -> {
 			Object publisher;
@@ -91,7 +100,10 @@ final class ReactiveRuns {
 			return (publisher instanceof Publisher<?> source) ? Flux.from(source) : Flux.empty();
 		});
 		return work.takeUntilOther(lost.asMono())
-			.concatWith(Mono.defer(() -> run.isLost() ? Mono.error(new LeaseLostException(context.jobName(),
+			// only a publisher the loss of the lease cut off ends with the loss; one that
+			// completed by itself, even after its deadline, ended normally and the store
+			// judges its end
+			.concatWith(Mono.defer(() -> cutOff.get() ? Mono.error(new LeaseLostException(context.jobName(),
 					context.fencingToken(), "the lease was lost before the publisher completed")) : Mono.empty()))
 			.contextWrite((reactorContext) -> reactorContext.put(ClusterSingletonContext.class, context));
 	}

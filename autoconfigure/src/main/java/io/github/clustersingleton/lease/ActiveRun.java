@@ -173,6 +173,14 @@ final class ActiveRun extends ClusterSingletonContext {
 	}
 
 	/**
+	 * Whether the run's body has ended.
+	 * @return {@code true} once {@link #finish()} was called
+	 */
+	synchronized boolean isFinished() {
+		return this.finished;
+	}
+
+	/**
 	 * Whether the run lost its lease: the watchdog declared it lost, or, once the run
 	 * finished, its lease was no longer valid when it did.
 	 * @return {@code true} when the lease is lost

@@ -463,13 +463,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * Whether a run of the job is under way here, or ended here and the store has not
-	 * taken its completion yet (its first attempt included): this node's own recovery
-	 * must not take such a run over.
+	 * Whether a run of the job ended here and the store has not taken its completion yet,
+	 * its first attempt included: this node must not claim the job meanwhile, or it could
+	 * take over (and run again) a run it knows has ended. A run still under way holds its
+	 * lease, which the store refuses to others.
 	 */
 	private boolean endingHere(String name) {
 		for (ActiveRun run : this.running) {
-			if (run.jobName().equals(name)) {
+			if (run.isFinished() && run.jobName().equals(name)) {
 				return true;
 			}
 		}
@@ -736,7 +737,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (skippedLocally(job, slot)) {
 			return false;
 		}
-		if (slot != null && completedHereUndelivered(job.name())) {
+		if (slot != null && endingHere(job.name())) {
 			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
 					+ ": the end of its last run here has not reached the " + this.backend.id() + " lease store yet"));
 			return false;
@@ -1197,8 +1198,9 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			boolean ends = last || retried || outcome.outcome() == RunOutcome.LEASE_LOST;
 			if (outcome.outcome() == RunOutcome.LEASE_LOST) {
 				// no completion: the store keeps the run as running, and a policy that
-				// recovers lost runs takes it up again once the lease expired
-				outcome = settle(job, lease, outcome, Duration.ZERO, false);
+				// recovers lost runs takes it up again once the lease expired; a lease
+				// still live (the run reached its lockAtMostFor) is given back at once
+				outcome = settle(job, lease, outcome, Duration.ZERO, true);
 			}
 			else if (ends) {
 				// a failure the policy retries ends the sequence: the store keeps it
@@ -1233,7 +1235,14 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	private void completePrevious(@Nullable HeldLease previous, JobDefinition job, RunCompletion completion,
 			@Nullable RunRecord finished) {
 		if (previous != null && completion.state() != null) {
-			release(previous, job, Duration.ZERO, completion, finished);
+			Delivery delivery = release(previous, job, Duration.ZERO, completion, finished);
+			if (delivery == Delivery.SUPERSEDED && finished != null && finished.state() == RunState.SUCCEEDED) {
+				// another claim took the job over before the store heard of the run's
+				// end: the store no longer records it as the job's current run
+				this.ledger.record(new RunRecord(finished.jobName(), finished.slot(), finished.attempt(),
+						finished.fencingToken(), finished.owner(), finished.trigger(), RunState.LOST,
+						finished.startedAt(), finished.finishedAt(), null));
+			}
 		}
 	}
 
@@ -1346,12 +1355,15 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			.of(() -> "cluster-singleton running job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
 					+ ", slot=" + lease.slot() + ", attempt=" + plan.attempt() + ", trigger=" + plan.trigger() + ")"));
 		Throwable failure = null;
+		boolean fatal = true;
 		try {
 			invocation.proceed();
+			fatal = false;
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
 			failure = ex;
+			fatal = false;
 		}
 		finally {
 			boolean interrupted = run.finish();
@@ -1361,8 +1373,13 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				// our interrupt must not leak into whatever this thread runs next
 				Thread.interrupted();
 			}
-			// the run stays in `running` until settle() has tried once to record its
-			// end: meanwhile this node's own recovery must not take the run over
+			if (fatal) {
+				// a VirtualMachineError leaves without settling: the store keeps the run
+				// as running, and recovery must not wait for this node
+				this.running.remove(run);
+			}
+			// otherwise the run stays in `running` until settle() has tried once to
+			// record its end: meanwhile this node must not take the run over itself
 		}
 		Duration duration = Duration.ofNanos(System.nanoTime() - started);
 		noteLossAtFinish(run);
@@ -1390,15 +1407,21 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	static RunOutcome outcomeOf(ActiveRun run, @Nullable Throwable failure) {
 		boolean lost = run.isLost();
 		if (failure != null) {
-			return (lost || isLeaseLoss(failure)) ? RunOutcome.LEASE_LOST : RunOutcome.FAILURE;
+			return (lost || isLeaseLoss(failure, run)) ? RunOutcome.LEASE_LOST : RunOutcome.FAILURE;
 		}
 		return (lost && run.lease().slot() == null) ? RunOutcome.LEASE_LOST : RunOutcome.SUCCESS;
 	}
 
-	private static boolean isLeaseLoss(Throwable failure) {
+	/**
+	 * Whether the exception is this run's own {@code LeaseLostException}, also when an
+	 * advisor wrapped it; that of a nested guarded run (another job, another fencing
+	 * token) is a failure like any other.
+	 */
+	private static boolean isLeaseLoss(Throwable failure, ActiveRun run) {
 		Throwable cause = failure;
 		for (int depth = 0; cause != null && depth < 16; depth++) {
-			if (cause instanceof io.github.clustersingleton.LeaseLostException) {
+			if (cause instanceof io.github.clustersingleton.LeaseLostException lost
+					&& lost.getJobName().equals(run.jobName()) && lost.getFencingToken() == run.fencingToken()) {
 				return true;
 			}
 			cause = cause.getCause();
@@ -1415,6 +1438,16 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * @return the outcome as finally recorded
 	 */
 	private Outcome settle(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
+			boolean deliver) {
+		try {
+			return deliverAndRecord(job, lease, outcome, lockAtLeastFor, deliver);
+		}
+		finally {
+			this.running.remove(outcome.run());
+		}
+	}
+
+	private Outcome deliverAndRecord(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
 			boolean deliver) {
 		RunCompletion completion = completion(job, lease.slot(), outcome);
 		RunState tentative = stateOf(outcome.outcome());
@@ -1437,7 +1470,6 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 					+ ", slot=" + lease.slot() + ", outcome=" + told.tag() + ", duration=" + outcome.duration() + ")"));
 		notify(() -> this.listener.runFinished(job, lease, told, outcome.startedAt(), outcome.duration(),
 				outcome.failure()));
-		this.running.remove(outcome.run());
 		return new Outcome(told, outcome.failure(), outcome.validFrom(), recorded, outcome.startedAt(),
 				outcome.duration(), outcome.run());
 	}
@@ -1706,12 +1738,10 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			}
 			this.recorded = recorded;
 			if (this.attempts > 1) {
+				// written as the run ended, also when this attempt finds the run
+				// superseded:
+				// an earlier attempt whose answer was lost may have been the one recorded
 				RunRecord run = this.finished;
-				if (run != null && !recorded && run.state() == RunState.SUCCEEDED) {
-					// the store no longer records it as the job's current run
-					run = new RunRecord(run.jobName(), run.slot(), run.attempt(), run.fencingToken(), run.owner(),
-							run.trigger(), RunState.LOST, run.startedAt(), run.finishedAt(), null);
-				}
 				if (run != null) {
 					// the ledger's write at the end of the run most likely failed with
 					// the

@@ -72,6 +72,16 @@ class RunOutcomeRuleTests {
 	}
 
 	@Test
+	void theLeaseLostExceptionOfANestedRunIsAFailureOfAValidRun() {
+		ActiveRun run = valid(SLOT);
+		run.finish();
+		assertThat(ClusterSingletonExecutor.outcomeOf(run, new LeaseLostException("nested-job", 7, "deadline")))
+			.isEqualTo(RunOutcome.FAILURE);
+		assertThat(ClusterSingletonExecutor.outcomeOf(run, new LeaseLostException("job", 8, "deadline")))
+			.isEqualTo(RunOutcome.FAILURE);
+	}
+
+	@Test
 	void anExceptionWhileTheLeaseIsValidIsAFailure() {
 		ActiveRun run = valid(SLOT);
 		run.finish();
