@@ -58,18 +58,15 @@ public class ObservationRunObserver implements RunObserver {
 
 	@Override
 	public Run start(JobDefinition job, @Nullable Instant slot, String backend) {
-		ClusterSingletonObservationContext context = new ClusterSingletonObservationContext(job.name(), slot, backend);
-		Observation observation = ClusterSingletonObservationDocumentation.RUN
-			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.registry)
-			.start();
-		if (observation.isNoop()) {
-			return Run.NONE;
-		}
-		return new ObservedRun(observation, observation.openScope(), context);
+		return start(job, slot, backend, true);
 	}
 
 	@Override
 	public Run startDetached(JobDefinition job, @Nullable Instant slot, String backend) {
+		return start(job, slot, backend, false);
+	}
+
+	private Run start(JobDefinition job, @Nullable Instant slot, String backend, boolean inScope) {
 		ClusterSingletonObservationContext context = new ClusterSingletonObservationContext(job.name(), slot, backend);
 		Observation observation = ClusterSingletonObservationDocumentation.RUN
 			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.registry)
@@ -77,7 +74,7 @@ public class ObservationRunObserver implements RunObserver {
 		if (observation.isNoop()) {
 			return Run.NONE;
 		}
-		return new ObservedRun(observation, null, context);
+		return new ObservedRun(observation, inScope ? observation.openScope() : null, context);
 	}
 
 	private static final class ObservedRun implements Run {

@@ -757,10 +757,7 @@ public abstract class AbstractLeaseEngineContractTests {
 		// not interrupted: the body returns normally, well after its local deadline,
 		// while
 		// the watchdog's thread has long declared the lease lost
-		ClusterSingletonExecutor node = new ClusterSingletonExecutor(flaky,
-				new ClusterSingletonExecutor.Settings("node-a", TTL, Duration.ofSeconds(1), false), Clock.systemUTC(),
-				listener);
-		this.executors.add(node);
+		ClusterSingletonExecutor node = uninterruptingExecutor("node-a", flaky, listener);
 		List<Seen> seen = new CopyOnWriteArrayList<>();
 		ClusterSingletonExecutor.Invocation body = () -> {
 			seen.add(Seen.of("node-a"));
@@ -794,10 +791,7 @@ public abstract class AbstractLeaseEngineContractTests {
 		AtomicBoolean failRenewals = new AtomicBoolean();
 		LeaseBackend flaky = failingRenewals(backend(), failRenewals);
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = new ClusterSingletonExecutor(flaky,
-				new ClusterSingletonExecutor.Settings("node-a", TTL, Duration.ofSeconds(1), false), Clock.systemUTC(),
-				listener);
-		this.executors.add(node);
+		ClusterSingletonExecutor node = uninterruptingExecutor("node-a", flaky, listener);
 		List<Seen> seen = new CopyOnWriteArrayList<>();
 		ClusterSingletonExecutor.Invocation body = () -> {
 			seen.add(Seen.of("node-a"));
@@ -840,6 +834,19 @@ public abstract class AbstractLeaseEngineContractTests {
 		assertThat(validAfterOldDeadline).isTrue();
 		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.SUCCESS);
 		assertThat(listener.lost).isEmpty();
+	}
+
+	/**
+	 * An executor that does not interrupt a run whose lease is lost, so that its body
+	 * returns or throws when it chooses.
+	 */
+	private ClusterSingletonExecutor uninterruptingExecutor(String owner, LeaseBackend backend,
+			ClusterSingletonListener listener) {
+		ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend,
+				new ClusterSingletonExecutor.Settings(owner, TTL, Duration.ofSeconds(1), false), Clock.systemUTC(),
+				listener);
+		this.executors.add(executor);
+		return executor;
 	}
 
 	/**
