@@ -307,6 +307,39 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 	}
 
 	/**
+	 * A recovery mark written while the holder's renewal waited for the row lock (the
+	 * lease had just expired; the renewal, started before, still sees it live) must not
+	 * outlive the renewal: the next expiry starts a new mark and grace, or a completion
+	 * on its way would be superseded at once.
+	 */
+	@Test
+	void aRenewalClearsARecoveryMarkSoTheNextExpiryStartsANewGrace() throws SQLException {
+		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
+		Instant s1 = Instant.parse("2026-01-01T11:00:00Z");
+		String job = jobName("renewed-mark");
+		LeaseRequest first = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), LONG_TTL, s1)
+			.withPolicy(policy, null);
+		HeldLease lease = HeldLease.of(first, this.backend.tryAcquire(first).fencingToken());
+		// the state that interleaving leaves: a live lease carrying a mark whose grace
+		// has passed
+		try (Connection connection = this.pool.getConnection();
+				PreparedStatement mark = connection.prepareStatement(
+						"UPDATE " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " SET recover_at = ? WHERE name = ?")) {
+			mark.setTimestamp(1, java.sql.Timestamp.valueOf("2000-01-01 00:00:00"));
+			mark.setString(2, job);
+			assertThat(mark.executeUpdate()).isOne();
+		}
+		assertThat(this.backend.renew(List.of(lease), LONG_TTL)).containsExactly(lease.leaseToken());
+		// the holder's renewals stop, the lease ends (forced here, as at its expiry)
+		this.backend.forceRelease(job);
+		LeaseRequest recovery = LeaseRequest.recovery(job, "node-b", UUID.randomUUID().toString(), LONG_TTL, policy);
+		assertThat(this.backend.tryAcquire(recovery).isAcquired()).as("the first recovery claim only marks").isFalse();
+		// the completion the holder sends meanwhile is recorded, and nothing is pending
+		assertThat(this.backend.completeRun(lease, Duration.ZERO, RunCompletion.succeeded())).isTrue();
+		assertThat(this.backend.findPending(Map.of(job, policy))).isEmpty();
+	}
+
+	/**
 	 * Make the recovery claim that marks a run still recorded as running, with a TTL so
 	 * short that the grace after which a claim may take it over is 1 ms.
 	 */
