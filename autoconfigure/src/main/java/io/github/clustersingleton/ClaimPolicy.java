@@ -90,7 +90,10 @@ public record ClaimPolicy(boolean recoverLost, boolean recoverFailed, int maxAtt
 			@Nullable Instant previousSlot) {
 		boolean recoverable = run.attempt() < this.maxAttempts && ((this.recoverLost && run.state() == RunState.RUNNING)
 				|| (this.recoverFailed && run.state() == RunState.FAILED && retryDue));
-		boolean gap = (this.recoverLost || this.recoverFailed) && lastSlot != null && run.slot().isBefore(lastSlot);
+		// slots a claim took and no run served: its holder died between the runs of a
+		// sequence, or gave a late claim back before the first
+		boolean gap = (this.recoverLost || this.recoverFailed || this.catchUp) && lastSlot != null
+				&& run.slot().isBefore(lastSlot);
 		boolean unclaimed = this.catchUp && previousSlot != null && lastSlot != null && lastSlot.isBefore(previousSlot);
 		return recoverable || gap || unclaimed;
 	}

@@ -423,24 +423,23 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	/**
 	 * Find the jobs with pending work in one call of the find-pending script; in a Redis
-	 * Cluster, one call per hash slot of the jobs. A job whose policy recovers nothing
-	 * (catch-up alone applies to first claims only) is not sent at all. In a Redis
-	 * Cluster with a node that does not answer, the jobs of the nodes that answered are
-	 * returned.
+	 * Cluster, one call per hash slot of the jobs. A job whose policy is not active is
+	 * not sent at all. In a Redis Cluster with a node that does not answer, the jobs of
+	 * the nodes that answered are returned.
 	 */
 	@Override
 	public Set<String> findPending(Map<String, ClaimPolicy> policies) {
 		Assert.notNull(policies, "'policies' must not be null");
 		List<String> jobNames = new ArrayList<>();
 		policies.forEach((jobName, policy) -> {
-			if (policy.recoverLost() || policy.recoverFailed()) {
+			if (policy.isActive()) {
 				jobNames.add(jobName);
 			}
 		});
 		Set<String> pending = new HashSet<>();
 		forEachGroup(jobNames, (group) -> {
 			List<String> keys = new ArrayList<>(group.size() * 2);
-			List<String> args = new ArrayList<>(group.size() * 3);
+			List<String> args = new ArrayList<>(group.size() * 4);
 			for (String jobName : group) {
 				ClaimPolicy policy = policies.get(jobName);
 				keys.add(leaseKey(jobName));
@@ -448,6 +447,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 				args.add(flag(policy.recoverLost()));
 				args.add(flag(policy.recoverFailed()));
 				args.add(Integer.toString(policy.maxAttempts()));
+				args.add(flag(policy.catchUp()));
 			}
 			for (Object position : this.executor.execute(RedisLeaseScript.FIND_PENDING, keys, args)) {
 				pending.add(group.get((int) asLong(position) - 1));

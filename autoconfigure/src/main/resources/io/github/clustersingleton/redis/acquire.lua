@@ -24,7 +24,8 @@
 -- claim, false while run_slot is unset) when
 --   attempt < maxAttempts and (recoverLost and run_state = 'running'
 --       or recoverFailed and run_state = 'failed' and (first claim or retry_at <= now)),
---   or (recoverLost or recoverFailed) and run_slot < last_slot,
+--   or (recoverLost or recoverFailed or catchUp) and run_slot < last_slot (slots a claim
+--   took and nobody ran: its holder died, or gave the claim back, between the runs),
 --   or catchUp and a first claim and last_slot < ARGV[10].
 -- A first claim succeeds under today's rules alone (no live lease, slot after last_slot
 -- and not ahead of this server's clock plus the tolerance). With a slot and nothing
@@ -80,7 +81,7 @@ local function pending(first)
       return true
     end
   end
-  if (recover_lost or recover_failed) and last and run_slot < last then
+  if (recover_lost or recover_failed or catch_up) and last and run_slot < last then
     return true
   end
   return catch_up and first and previous_slot ~= nil and last ~= nil and last < previous_slot

@@ -3,25 +3,28 @@
 --
 -- KEYS[2i-1]  the lease hash {<prefix>:<name>}:lease of the i-th job
 -- KEYS[2i]    the meta hash {<prefix>:<name>}:meta of the i-th job
--- ARGV[3i-2]  the i-th job's recoverLost, '1' or '0'
--- ARGV[3i-1]  the i-th job's recoverFailed, '1' or '0'
--- ARGV[3i]    the i-th job's maxAttempts
+-- ARGV[4i-3]  the i-th job's recoverLost, '1' or '0'
+-- ARGV[4i-2]  the i-th job's recoverFailed, '1' or '0'
+-- ARGV[4i-1]  the i-th job's maxAttempts
+-- ARGV[4i]    the i-th job's catchUp, '1' or '0'
 --
 -- A job is pending when its meta hash has a run (run_slot), its lease hash does not
 -- exist (expired, released or never taken; the same test as acquire.lua), and
 --   attempt < maxAttempts and (recoverLost and run_state = 'running'
 --       or recoverFailed and run_state = 'failed' and retry_at <= now),
---   or (recoverLost or recoverFailed) and run_slot < last_slot
--- (acquire.lua's predicate for a recovery claim; catch-up never applies to one).
+--   or (recoverLost or recoverFailed or catchUp) and run_slot < last_slot
+-- (acquire.lua's predicate for a recovery claim; the catch-up of slots nobody claimed
+-- applies to first claims only).
 -- Returns the (1-based) positions of the pending jobs. Writes nothing.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local reply = {}
 for i = 1, #KEYS / 2 do
-  local recover_lost = ARGV[3 * i - 2] == '1'
-  local recover_failed = ARGV[3 * i - 1] == '1'
-  local max_attempts = tonumber(ARGV[3 * i]) or 1
-  if (recover_lost or recover_failed) and redis.call('EXISTS', KEYS[2 * i - 1]) == 0 then
+  local recover_lost = ARGV[4 * i - 3] == '1'
+  local recover_failed = ARGV[4 * i - 2] == '1'
+  local max_attempts = tonumber(ARGV[4 * i - 1]) or 1
+  local catch_up = ARGV[4 * i] == '1'
+  if (recover_lost or recover_failed or catch_up) and redis.call('EXISTS', KEYS[2 * i - 1]) == 0 then
     local meta = redis.call('HMGET', KEYS[2 * i], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at')
     local run_slot = tonumber(meta[2])
     if run_slot then

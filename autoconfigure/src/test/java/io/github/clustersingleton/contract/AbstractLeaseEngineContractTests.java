@@ -1265,6 +1265,37 @@ public abstract class AbstractLeaseEngineContractTests {
 	}
 
 	@Test
+	void aLateCatchUpClaimGivenBackLeavesItsMissedSlotsToALaterCatchUp() throws Throwable {
+		assumeTrue(supportsRecovery());
+		String name = jobName("late-catch-up");
+		// recovery=none: only the misfire policy can bring the slots back
+		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
+		ClusterSingletonExecutor before = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		assertThat(before.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		// slots 2 to 4 were missed; the claim of slot 5 carries them, and is granted
+		// after
+		// its whole TTL: it is given back unused
+		FlakyBackend slow = new FlakyBackend(backend());
+		slow.acquireDelay = TTL.plusMillis(200);
+		ClusterSingletonExecutor late = executor("node-b", slow, Clock.systemUTC(), new RecordingListener());
+		List<Seen> seen = new CopyOnWriteArrayList<>();
+		if (renewsALeaseNobodyTookAfterItsTtl()) {
+			// the store confirms the late claim: it runs the missed slots itself
+			slow.failRenewals.set(true);
+		}
+		assertThat(late.execute(job, minute(5), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-b")))).isFalse();
+		assertThat(seen).isEmpty();
+		// the next slot's winner catches them up, and the slot the claim was for, before
+		// its own
+		ClusterSingletonExecutor node = executor("node-c", backend(), Clock.systemUTC(), new RecordingListener());
+		assertThat(node.execute(job, minute(6), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-c")))).isTrue();
+		assertThat(seen).extracting(Seen::slot).containsExactly(minute(5), minute(6));
+		assertThat(seen.get(0).trigger()).isEqualTo(RunTrigger.CATCH_UP);
+		assertThat(seen.get(0).missedSlots()).containsExactly(minute(2), minute(3), minute(4));
+		assertThat(backend().findPending(Map.of(name, job.policies().claimPolicy()))).isEmpty();
+	}
+
+	@Test
 	void aNodeThatBecomesTheLeaderCatchesUpTheSlotsMissedWhileNoNodeRan() throws Throwable {
 		assumeTrue(supportsRecovery());
 		String name = jobName("leader-catch-up");

@@ -573,7 +573,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 				this.admin.opsForHash().putAll(this.backend.metaKey(looked), row);
 				this.admin.opsForHash().putAll(this.backend.metaKey(claimed), marked);
 				boolean pending = this.backend.findPending(Map.of(looked, policy)).contains(looked);
-				AcquireResult result = (policy.recoverLost() || policy.recoverFailed())
+				AcquireResult result = policy.isActive()
 						? this.backend.tryAcquire(LeaseRequest.recovery(claimed, "node-a", token, LONG_TTL, policy))
 						: AcquireResult.nothingPending();
 				assertThat(result.isAcquired()).as("%s on %s", policy, row).isEqualTo(pending);

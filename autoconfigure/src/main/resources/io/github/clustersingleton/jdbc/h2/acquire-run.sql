@@ -42,7 +42,7 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
                                   AND ((l.attempt < r.max_attempts
                                         AND ((r.recover_lost = 1 AND l.run_state = 'running')
                                              OR (r.recover_failed = 1 AND l.run_state = 'failed')))
-                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1) AND l.run_slot < l.last_slot)
+                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1 OR r.catch_up = 1) AND l.run_slot < l.last_slot)
                                        OR (r.catch_up = 1 AND l.last_slot < r.previous_slot)),
                                   FALSE)
                               THEN r.slot ELSE l.run_slot END,
@@ -51,7 +51,7 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
                                   AND ((l.attempt < r.max_attempts
                                         AND ((r.recover_lost = 1 AND l.run_state = 'running')
                                              OR (r.recover_failed = 1 AND l.run_state = 'failed')))
-                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1) AND l.run_slot < l.last_slot)
+                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1 OR r.catch_up = 1) AND l.run_slot < l.last_slot)
                                        OR (r.catch_up = 1 AND l.last_slot < r.previous_slot)),
                                   FALSE)
                               THEN 1 ELSE l.attempt END,
@@ -60,7 +60,7 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
                                   AND ((l.attempt < r.max_attempts
                                         AND ((r.recover_lost = 1 AND l.run_state = 'running')
                                              OR (r.recover_failed = 1 AND l.run_state = 'failed')))
-                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1) AND l.run_slot < l.last_slot)
+                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1 OR r.catch_up = 1) AND l.run_slot < l.last_slot)
                                        OR (r.catch_up = 1 AND l.last_slot < r.previous_slot)),
                                   FALSE)
                               THEN 'running' ELSE l.run_state END,
@@ -69,7 +69,7 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
                                   AND ((l.attempt < r.max_attempts
                                         AND ((r.recover_lost = 1 AND l.run_state = 'running')
                                              OR (r.recover_failed = 1 AND l.run_state = 'failed')))
-                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1) AND l.run_slot < l.last_slot)
+                                       OR ((r.recover_lost = 1 OR r.recover_failed = 1 OR r.catch_up = 1) AND l.run_slot < l.last_slot)
                                        OR (r.catch_up = 1 AND l.last_slot < r.previous_slot)),
                                   FALSE)
                               THEN NULL ELSE l.retry_at END,

@@ -45,4 +45,4 @@ SELECT lease_token, fencing_token, last_slot, run_slot, attempt, run_state, CURR
      AND ((attempt < :maxAttempts
            AND ((:recoverLost = 1 AND run_state = 'running')
                 OR (:recoverFailed = 1 AND run_state = 'failed' AND retry_at <= CURRENT_TIMESTAMP)))
-          OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot)))
+          OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND run_slot < last_slot)))

@@ -53,7 +53,7 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
                   AND ((attempt < :maxAttempts
                         AND ((:recoverLost = 1 AND run_state = 'running')
                              OR (:recoverFailed = 1 AND run_state = 'failed')))
-                       OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot)
+                       OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND run_slot < last_slot)
                        OR (:catchUp = 1 AND last_slot < :previousSlot)), 0)),
              VALUES(last_slot), run_slot),
        attempt = IF((lease_token = VALUES(lease_token) OR (expires_at <= UTC_TIMESTAMP(6)
@@ -66,7 +66,7 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
                   AND ((attempt < :maxAttempts
                         AND ((:recoverLost = 1 AND run_state = 'running')
                              OR (:recoverFailed = 1 AND run_state = 'failed')))
-                       OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot)
+                       OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND run_slot < last_slot)
                        OR (:catchUp = 1 AND last_slot < :previousSlot)), 0)),
              1, attempt),
        run_state = IF((lease_token = VALUES(lease_token) OR (expires_at <= UTC_TIMESTAMP(6)
@@ -79,7 +79,7 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
                   AND ((attempt < :maxAttempts
                         AND ((:recoverLost = 1 AND run_state = 'running')
                              OR (:recoverFailed = 1 AND run_state = 'failed')))
-                       OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot)
+                       OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND run_slot < last_slot)
                        OR (:catchUp = 1 AND last_slot < :previousSlot)), 0)),
              'running', run_state),
        retry_at = IF((lease_token = VALUES(lease_token) OR (expires_at <= UTC_TIMESTAMP(6)
@@ -92,7 +92,7 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
                   AND ((attempt < :maxAttempts
                         AND ((:recoverLost = 1 AND run_state = 'running')
                              OR (:recoverFailed = 1 AND run_state = 'failed')))
-                       OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot)
+                       OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND run_slot < last_slot)
                        OR (:catchUp = 1 AND last_slot < :previousSlot)), 0)),
              NULL, retry_at),
        owner = IF(lease_token = VALUES(lease_token)

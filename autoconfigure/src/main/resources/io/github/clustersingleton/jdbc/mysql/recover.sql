@@ -55,4 +55,4 @@ UPDATE ${table}
    AND ((attempt < :maxAttempts
          AND ((:recoverLost = 1 AND run_state = 'running')
               OR (:recoverFailed = 1 AND run_state = 'failed' AND retry_at <= UTC_TIMESTAMP(6))))
-        OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot))
+        OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND run_slot < last_slot))

@@ -49,7 +49,7 @@ WITH claim AS (
                             AND ((l.attempt < :maxAttempts
                                   AND ((:recoverLost = 1 AND l.run_state = 'running')
                                        OR (:recoverFailed = 1 AND l.run_state = 'failed')))
-                                 OR ((:recoverLost = 1 OR :recoverFailed = 1) AND l.run_slot < l.last_slot)
+                                 OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND l.run_slot < l.last_slot)
                                  OR (:catchUp = 1 AND l.last_slot < CAST(:previousSlot AS TIMESTAMP WITH TIME ZONE))),
                             FALSE) AS new_run) c),
          recover_at = NULL

@@ -49,7 +49,7 @@ UPDATE ${table}
    AND ((attempt < :maxAttempts
          AND ((:recoverLost = 1 AND run_state = 'running')
               OR (:recoverFailed = 1 AND run_state = 'failed' AND retry_at <= CURRENT_TIMESTAMP)))
-        OR ((:recoverLost = 1 OR :recoverFailed = 1) AND run_slot < last_slot))
+        OR ((:recoverLost = 1 OR :recoverFailed = 1 OR :catchUp = 1) AND run_slot < last_slot))
    AND EXISTS (SELECT 1
                  FROM ${table} w
                 WHERE w.name = :name
