@@ -133,6 +133,9 @@ class ClusterProofTests {
 	 */
 	private static final Duration MAX_EXCUSED_STALL = Duration.ofSeconds(30);
 
+	/** How long the nodes' pause monitor sleeps between two wake-ups. */
+	private static final long PAUSE_MONITOR_SLEEP_MILLIS = 50;
+
 	/** The policy job whose runs outlast the TTL ({@code recovery: lost}). */
 	private static final String LOST_CRON = "*/10 * * * * *";
 
@@ -1011,6 +1014,33 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * When the SIGSTOP of a paused run's node landed, on the node's clock: not before the
+	 * harness's {@code kill -STOP} returned, and up to one sleep of the node's pause
+	 * monitor (50 ms) after the start of its pause line (its last wake-up before the
+	 * stop: had the JVM still run, it would have woken again then), since a loaded host
+	 * can deliver the signal tens of milliseconds after the harness sent it.
+	 * @param stale the paused run
+	 * @param sent when the harness's signal returned, on the node's clock
+	 * @param observed the measured stalls and pauses
+	 * @return the moment the node stopped running, on its clock
+	 */
+	private Instant stopLanded(Run stale, Instant sent, List<Fault> observed) {
+		long offset = this.nodes.stream()
+			.filter((node) -> node.id.equals(stale.node))
+			.mapToLong((node) -> node.offsetMillis)
+			.findFirst()
+			.orElse(0);
+		Instant sentReal = sent.minusMillis(offset);
+		return observed.stream()
+			.filter((pause) -> stale.node.equals(pause.node) && !pause.start.isBefore(sentReal.minusSeconds(1))
+					&& pause.start.isBefore(sentReal.plusSeconds(1)))
+			.map((pause) -> pause.start.plusMillis(offset + PAUSE_MONITOR_SLEEP_MILLIS))
+			.filter((start) -> start.isAfter(sent))
+			.findFirst()
+			.orElse(sent);
+	}
+
+	/**
 	 * Whether a run counts as a success of its slot: it succeeded by the ledger (ended,
 	 * did not throw, lease valid at its end), or it returned normally after its lease had
 	 * stopped being valid and the store still took its completion, as the library's run
@@ -1590,7 +1620,7 @@ class ClusterProofTests {
 				continue;
 			}
 			if (!Boolean.FALSE.equals(stale.leaseValid) && stale.endedAt != null
-					&& !stale.endedAt.isAfter(this.stopTimes.get(id))) {
+					&& !stale.endedAt.isAfter(stopLanded(stale, this.stopTimes.get(id), observed))) {
 				// its sleep ended and the lease was read before the SIGSTOP landed; only
 				// the ledger write came after the pause
 				staleReport.add(stale.job.substring(this.runId.length() + 1) + " on " + stale.node
