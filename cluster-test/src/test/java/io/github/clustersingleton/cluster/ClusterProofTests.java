@@ -53,6 +53,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.IntToLongFunction;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -132,6 +133,9 @@ class ClusterProofTests {
 	 */
 	private static final Duration MAX_EXCUSED_STALL = Duration.ofSeconds(30);
 
+	/** How long the nodes' pause monitor sleeps between two wake-ups. */
+	private static final long PAUSE_MONITOR_SLEEP_MILLIS = 50;
+
 	/** The policy job whose runs outlast the TTL ({@code recovery: lost}). */
 	private static final String LOST_CRON = "*/10 * * * * *";
 
@@ -155,6 +159,47 @@ class ClusterProofTests {
 
 	/** The {@code misfire-limit} of the run-all job. */
 	private static final int MISFIRE_LIMIT = 3;
+
+	/**
+	 * The policy job that checks its lease between units of work
+	 * ({@code recovery: lost}).
+	 */
+	private static final String CHECKED_CRON = "*/10 * * * * *";
+
+	private static final Duration CHECKED_PERIOD = Duration.ofSeconds(10);
+
+	/**
+	 * The policy job that overruns its {@code lockAtMostFor} on attempt 1 of every other
+	 * slot ({@code recovery: lost}).
+	 */
+	private static final String OVERRUN_CRON = "*/10 * * * * *";
+
+	private static final Duration OVERRUN_PERIOD = Duration.ofSeconds(10);
+
+	/** Its {@code lock-at-most-for}: longer than the TTL, as it must be. */
+	private static final Duration OVERRUN_LOCK_AT_MOST_FOR = Duration.ofSeconds(3);
+
+	/**
+	 * The {@code @Transactional} policy job ({@code misfire: run-all},
+	 * {@code recovery: lost}).
+	 */
+	private static final String TRANSACTIONAL_CRON = "*/5 * * * * *";
+
+	private static final Duration TRANSACTIONAL_PERIOD = Duration.ofSeconds(5);
+
+	/** The {@code max-attempts} of the jobs that lose leases on purpose. */
+	private static final int LEASE_LOSS_MAX_ATTEMPTS = 5;
+
+	/** The jobs whose lease losses are checked against the library's run ledger. */
+	private static final List<String> LEASE_LOSS_JOBS = List.of(NodeJobs.CHECKED, NodeJobs.OVERRUN,
+			NodeJobs.TRANSACTIONAL);
+
+	/**
+	 * The jobs whose runs the harness reads in the library's run ledger: those of
+	 * {@link #LEASE_LOSS_JOBS} and the other jobs with a recovery policy.
+	 */
+	private static final List<String> RUN_LEDGER_JOBS = List.of(NodeJobs.CHECKED, NodeJobs.OVERRUN,
+			NodeJobs.TRANSACTIONAL, NodeJobs.LOST, NodeJobs.FAILED);
 
 	/**
 	 * How long after the kill of the {@code recovery: lost} job's node the harness waits
@@ -248,6 +293,24 @@ class ClusterProofTests {
 	/** Independent probes of the stores, started with the nodes. */
 	private final List<StallWatch> watches = new ArrayList<>();
 
+	/**
+	 * What the library's own run ledger said about the jobs of {@link #LEASE_LOSS_JOBS},
+	 * by job and fencing token, merged from reads during the run (it keeps only the
+	 * newest runs of a job).
+	 */
+	private final Map<String, Map<Long, LibraryRun>> libraryRuns = new HashMap<>();
+
+	/**
+	 * The runs (ledger ids) that returned normally after their lease had stopped being
+	 * valid, and that the library's run ledger records as {@code succeeded}: nobody had
+	 * taken the job over, so the store took the run's completion (see
+	 * {@link #succeededForStore}).
+	 */
+	private final Set<Long> completedLate = new HashSet<>();
+
+	/** When the harness sent each node its {@code kill -9}, by node. */
+	private final Map<String, Instant> killTimes = new HashMap<>();
+
 	@AfterEach
 	void stopNodes() throws Exception {
 		for (StallWatch watch : this.watches) {
@@ -328,21 +391,26 @@ class ClusterProofTests {
 			sleepUntil(cycleStart.plusSeconds(55));
 			storeRestart();
 			sleepUntil(cycleStart.plus(CYCLE).minusSeconds(2));
+			readRunLedger(false);
 		}
 		// the policy jobs: a kill -9 of the node that runs the recovery=lost job,
 		// mid-run,
 		// and a whole-cluster stop of several periods for the misfire jobs
 		for (int round = 0; round < this.profile.policyRounds; round++) {
+			pauseCheckedJobHolder();
 			for (int kill = 0; kill < this.profile.lostKills; kill++) {
 				killLostJobHolder();
 			}
 			if (Boolean.getBoolean("cluster.proof.outage-at-run-end")) {
 				outageAtRunEnd();
 			}
+			readRunLedger(false);
 			wholeClusterStop();
+			readRunLedger(false);
 		}
 		Instant observedTo = Instant.now().minus(SKEW).truncatedTo(ChronoUnit.SECONDS);
 		stopCluster();
+		readRunLedger(true);
 		check(observedFrom, observedTo, took());
 	}
 
@@ -532,6 +600,11 @@ class ClusterProofTests {
 		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS run_trigger VARCHAR(16)");
 		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS missed_slots TEXT");
 		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS failed BOOLEAN");
+		// the jobs that check their lease: whether the run ended with LeaseLostException;
+		// the @Transactional job: whether a transaction was active, and which one
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS lease_lost BOOLEAN");
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS in_transaction BOOLEAN");
+		statement.execute("ALTER TABLE cluster_ledger ADD COLUMN IF NOT EXISTS txid BIGINT");
 	}
 
 	/**
@@ -619,6 +692,7 @@ class ClusterProofTests {
 		Instant at = Instant.now();
 		victim.kill();
 		Instant dead = Instant.now();
+		this.killTimes.put(victim.id, at);
 		List<String> held = new ArrayList<>();
 		for (long id : openRuns(victim)) {
 			held.add(jobOf(id));
@@ -645,6 +719,7 @@ class ClusterProofTests {
 		}
 		Instant at = Instant.now();
 		ahead.kill();
+		this.killTimes.put(ahead.id, at);
 		Node restarted = start(ahead.id + "r", ahead.offsetMillis);
 		this.nodes.add(restarted);
 		restarted.awaitStarted();
@@ -664,7 +739,16 @@ class ClusterProofTests {
 				"--node.cron." + NodeJobs.RUN_ONCE + "=" + MISFIRE_CRON,
 				prefix + NodeJobs.RUN_ONCE + "].misfire=run-once",
 				"--node.cron." + NodeJobs.RUN_ALL + "=" + MISFIRE_CRON, prefix + NodeJobs.RUN_ALL + "].misfire=run-all",
-				prefix + NodeJobs.RUN_ALL + "].misfire-limit=" + MISFIRE_LIMIT);
+				prefix + NodeJobs.RUN_ALL + "].misfire-limit=" + MISFIRE_LIMIT,
+				"--node.cron." + NodeJobs.CHECKED + "=" + CHECKED_CRON, prefix + NodeJobs.CHECKED + "].recovery=lost",
+				prefix + NodeJobs.CHECKED + "].max-attempts=" + LEASE_LOSS_MAX_ATTEMPTS,
+				"--node.cron." + NodeJobs.OVERRUN + "=" + OVERRUN_CRON, prefix + NodeJobs.OVERRUN + "].recovery=lost",
+				prefix + NodeJobs.OVERRUN + "].max-attempts=" + LEASE_LOSS_MAX_ATTEMPTS,
+				prefix + NodeJobs.OVERRUN + "].lock-at-most-for=" + OVERRUN_LOCK_AT_MOST_FOR.toMillis() + "ms",
+				"--node.cron." + NodeJobs.TRANSACTIONAL + "=" + TRANSACTIONAL_CRON,
+				prefix + NodeJobs.TRANSACTIONAL + "].misfire=run-all",
+				prefix + NodeJobs.TRANSACTIONAL + "].misfire-limit=" + MISFIRE_LIMIT,
+				prefix + NodeJobs.TRANSACTIONAL + "].recovery=lost");
 	}
 
 	private String job(String suffix) {
@@ -707,6 +791,7 @@ class ClusterProofTests {
 				Instant at = Instant.now();
 				victim.kill();
 				Instant dead = Instant.now();
+				this.killTimes.put(victim.id, at);
 				List<String> held = new ArrayList<>();
 				for (long id : openRuns(victim)) {
 					held.add(jobOf(id));
@@ -813,6 +898,7 @@ class ClusterProofTests {
 		Instant at = Instant.now();
 		for (Node node : live) {
 			node.process.destroyForcibly();
+			this.killTimes.put(node.id, at);
 		}
 		for (Node node : live) {
 			node.process.waitFor();
@@ -861,6 +947,224 @@ class ClusterProofTests {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * SIGSTOP, for {@link #PAUSE} (2.5 TTL), the node that runs the job that checks its
+	 * lease between units of work, half a second into a run: once resumed, its next
+	 * {@code checkLease()} throws {@code LeaseLostException}, and {@code recovery: lost}
+	 * runs the slot again meanwhile on another node. Then wait for that recovery to end.
+	 */
+	private void pauseCheckedJobHolder() throws Exception {
+		String job = job(NodeJobs.CHECKED);
+		Instant deadline = Instant.now().plus(CHECKED_PERIOD.multipliedBy(4));
+		while (Instant.now().isBefore(deadline)) {
+			List<Object[]> open = inLedger((ledger) -> {
+				try (PreparedStatement query = ledger.prepareStatement(
+						"SELECT node, id FROM cluster_ledger " + "WHERE run_id = ? AND job = ? AND ended_at IS NULL "
+								+ "AND db_started < clock_timestamp() - interval '500 milliseconds' "
+								+ "AND db_started > clock_timestamp() - interval '1 second' ORDER BY id DESC")) {
+					query.setString(1, this.runId);
+					query.setString(2, job);
+					List<Object[]> rows = new ArrayList<>();
+					try (ResultSet result = query.executeQuery()) {
+						while (result.next()) {
+							rows.add(new Object[] { result.getString(1), result.getLong(2) });
+						}
+					}
+					return rows;
+				}
+			});
+			for (Object[] row : open) {
+				Node victim = this.nodes.stream()
+					.filter((node) -> node.id.equals(row[0]) && !node.dead)
+					.findFirst()
+					.orElse(null);
+				if (victim == null) {
+					continue;
+				}
+				long id = (Long) row[1];
+				Instant at = Instant.now();
+				victim.signal("STOP");
+				Instant stoppedBy = Instant.now();
+				victim.stopped = true;
+				List<Long> openRuns = openRuns(victim);
+				if (!openRuns.contains(id)) {
+					// the run ended between the two looks: try again
+					victim.resume();
+					continue;
+				}
+				Thread.sleep(PAUSE.toMillis());
+				victim.resume();
+				Instant resumed = Instant.now();
+				this.staleRuns.addAll(openRuns);
+				Instant landed = stoppedBy.plusMillis(victim.offsetMillis);
+				openRuns.forEach((open1) -> this.stopTimes.put(open1, landed));
+				this.faults.add(new Fault(
+						"SIGSTOP " + victim.id + " for " + PAUSE.toSeconds() + "s (running " + NodeJobs.CHECKED + ")",
+						at, resumed, victim.id));
+				log("SIGSTOP %s at %s for %s while it ran %s (ledger row %d), runs %s", victim.id, at, PAUSE,
+						NodeJobs.CHECKED, id, openRuns);
+				awaitRecoveryEnded(job, id, resumed.plus(RECOVERY_WAIT));
+				return;
+			}
+			Thread.sleep(20);
+		}
+		throw new AssertionError("no live node ran " + job + " for " + CHECKED_PERIOD.multipliedBy(4));
+	}
+
+	/**
+	 * When the SIGSTOP of a paused run's node landed, on the node's clock: not before the
+	 * harness's {@code kill -STOP} returned, and up to one sleep of the node's pause
+	 * monitor (50 ms) after the start of its pause line (its last wake-up before the
+	 * stop: had the JVM still run, it would have woken again then), since a loaded host
+	 * can deliver the signal tens of milliseconds after the harness sent it.
+	 * @param stale the paused run
+	 * @param sent when the harness's signal returned, on the node's clock
+	 * @param observed the measured stalls and pauses
+	 * @return the moment the node stopped running, on its clock
+	 */
+	private Instant stopLanded(Run stale, Instant sent, List<Fault> observed) {
+		long offset = this.nodes.stream()
+			.filter((node) -> node.id.equals(stale.node))
+			.mapToLong((node) -> node.offsetMillis)
+			.findFirst()
+			.orElse(0);
+		Instant sentReal = sent.minusMillis(offset);
+		return observed.stream()
+			.filter((pause) -> stale.node.equals(pause.node) && !pause.start.isBefore(sentReal.minusSeconds(1))
+					&& pause.start.isBefore(sentReal.plusSeconds(1)))
+			.map((pause) -> pause.start.plusMillis(offset + PAUSE_MONITOR_SLEEP_MILLIS))
+			.filter((start) -> start.isAfter(sent))
+			.findFirst()
+			.orElse(sent);
+	}
+
+	/**
+	 * Whether a run counts as a success of its slot: it succeeded by the ledger (ended,
+	 * did not throw, lease valid at its end), or it returned normally after its lease had
+	 * stopped being valid and the store still took its completion, as the library's run
+	 * ledger shows ({@code succeeded}). The engine judges a run that returns normally by
+	 * whether the store still records it as the job's current run: when nobody took the
+	 * job over meanwhile (the store itself was away), the slot ran and is not run again.
+	 * @param run a run
+	 * @return whether it is the slot's success
+	 */
+	private boolean succeededForStore(Run run) {
+		return run.succeeded() || this.completedLate.contains(run.id);
+	}
+
+	/**
+	 * Find the runs that returned normally with their lease no longer valid and that the
+	 * library's run ledger records as {@code succeeded}.
+	 */
+	private void noteCompletedLate(List<Run> runs) {
+		for (Run run : runs) {
+			if (run.dbEnded == null || run.failed || Boolean.TRUE.equals(run.leaseValid)) {
+				continue;
+			}
+			LibraryRun stored = this.libraryRuns.getOrDefault(run.job, Map.of()).get(run.token);
+			if (stored != null && "succeeded".equals(stored.state)) {
+				this.completedLate.add(run.id);
+				log("%s returned with its lease no longer valid; the store took its completion: %s", run, stored);
+			}
+		}
+	}
+
+	/**
+	 * Why the store never recorded the success of a run of the jobs of
+	 * {@link #LEASE_LOSS_JOBS}, if its node was killed within half a TTL after the run
+	 * ended: the completion goes to the store with the release, after the method returned
+	 * (and after the ledger row was completed), so a {@code kill -9} there leaves the run
+	 * {@code running} and {@code recovery: lost} runs the slot again, the documented
+	 * at-least-once window. Only when the library's run ledger confirms that the run was
+	 * not recorded as {@code succeeded}.
+	 * @param run a run that succeeded by the ledger
+	 * @return the explanation, or {@code null}
+	 */
+	private String completionDiedWithNode(Run run) {
+		Instant killed = this.killTimes.get(run.node);
+		if (killed == null || run.dbEnded == null || killed.isBefore(run.dbEnded)
+				|| Duration.between(run.dbEnded, killed).compareTo(TTL.dividedBy(2)) > 0) {
+			return null;
+		}
+		LibraryRun stored = this.libraryRuns.getOrDefault(run.job, Map.of()).get(run.token);
+		if (stored == null || "succeeded".equals(stored.state)) {
+			return null;
+		}
+		return "kill -9 of " + run.node + " at " + killed + ", " + Duration.between(run.dbEnded, killed).toMillis()
+				+ " ms after the run ended, before its completion reached the store (library run ledger: " + stored
+				+ ")";
+	}
+
+	/**
+	 * Read the library's own run ledger of the jobs of {@link #LEASE_LOSS_JOBS} (JDBC:
+	 * the {@code cluster_singleton_run} table; Redis: the
+	 * {@code {cluster-singleton:<job>}:runs} sorted set) and merge it into
+	 * {@link #libraryRuns}: the ledger keeps only the newest runs of each job, so the
+	 * harness reads it during the run too.
+	 * @param required whether a failure to read fails the run (the last read); else it is
+	 * logged and the next read covers it
+	 */
+	private void readRunLedger(boolean required) throws Exception {
+		for (String suffix : RUN_LEDGER_JOBS) {
+			String job = job(suffix);
+			List<LibraryRun> read;
+			try {
+				read = "jdbc".equals(this.backend) ? readJdbcRunLedger(job, required) : readRedisRunLedger(job);
+			}
+			catch (IOException | SQLException ex) {
+				if (required) {
+					throw ex;
+				}
+				log("could not read the run ledger of %s (read again later): %s", job, ex);
+				continue;
+			}
+			Map<Long, LibraryRun> known = this.libraryRuns.computeIfAbsent(job, (name) -> new HashMap<>());
+			read.forEach((run) -> known.put(run.token, run));
+		}
+	}
+
+	private List<LibraryRun> readJdbcRunLedger(String job, boolean retry) throws Exception {
+		SqlWork<List<LibraryRun>> work = (connection) -> {
+			try (PreparedStatement query = connection.prepareStatement("SELECT fencing_token, slot, attempt, state, "
+					+ "owner FROM cluster_singleton_run WHERE name = ? ORDER BY fencing_token")) {
+				query.setString(1, job);
+				List<LibraryRun> runs = new ArrayList<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						runs.add(new LibraryRun(result.getLong(1), instant(result.getTimestamp(2)), result.getInt(3),
+								result.getString(4), result.getString(5)));
+					}
+				}
+				return runs;
+			}
+		};
+		if (retry) {
+			return retrying(LEASE_URL, "harness", work);
+		}
+		try (Connection connection = connect(LEASE_URL, "harness")) {
+			return work.apply(connection);
+		}
+	}
+
+	private static final java.util.regex.Pattern REDIS_RUN = java.util.regex.Pattern
+		.compile("\\{\"fencing_token\":(\\d+),\"state\":\"(\\w+)\",\"slot\":(\\d+|null),\"attempt\":(\\d+),"
+				+ "\"owner\":\"([^\"]*)\"");
+
+	private List<LibraryRun> readRedisRunLedger(String job) throws IOException {
+		Object reply = redis("ZRANGE", "{" + "cluster-singleton:" + job + "}:runs", "0", "-1");
+		List<LibraryRun> runs = new ArrayList<>();
+		for (Object member : (List<?>) reply) {
+			java.util.regex.Matcher matcher = REDIS_RUN.matcher(String.valueOf(member));
+			if (!matcher.find()) {
+				throw new IOException("unexpected run ledger member of " + job + ": " + member);
+			}
+			runs.add(new LibraryRun(Long.parseLong(matcher.group(1)),
+					"null".equals(matcher.group(3)) ? null : Instant.ofEpochMilli(Long.parseLong(matcher.group(3))),
+					Integer.parseInt(matcher.group(4)), matcher.group(2), matcher.group(5)));
+		}
+		return runs;
 	}
 
 	private void pauseNodeInRun() throws Exception {
@@ -1197,6 +1501,7 @@ class ClusterProofTests {
 
 	private void check(Instant from, Instant to, Duration took) throws Exception {
 		List<Run> runs = loadRuns();
+		noteCompletedLate(runs);
 		List<String> report = new ArrayList<>();
 		List<String> failures = new ArrayList<>(this.restartFailures);
 		Map<String, TreeMap<Instant, List<Run>>> byJob = byJob(runs);
@@ -1205,8 +1510,10 @@ class ClusterProofTests {
 		// most one run per (job, slot); a policy job's slot that ran again because the
 		// store could not record that its run succeeded (and its node said so) is the
 		// documented at-least-once window, reported on its own
-		Duplicates duplicates = duplicates(byJob, Map.of(job(NodeJobs.LOST), "lost", job(NodeJobs.FAILED), "failed"),
-				releaseWarnings());
+		Duplicates duplicates = duplicates(byJob,
+				Map.of(job(NodeJobs.LOST), "lost", job(NodeJobs.FAILED), "failed", job(NodeJobs.CHECKED), "lost",
+						job(NodeJobs.OVERRUN), "lost", job(NodeJobs.TRANSACTIONAL), "lost"),
+				releaseWarnings(), this::completionDiedWithNode);
 		failures.addAll(duplicates.failures);
 		// fencing tokens strictly increasing per job in slot order (attempt order within
 		// a slot)
@@ -1313,7 +1620,7 @@ class ClusterProofTests {
 				continue;
 			}
 			if (!Boolean.FALSE.equals(stale.leaseValid) && stale.endedAt != null
-					&& !stale.endedAt.isAfter(this.stopTimes.get(id))) {
+					&& !stale.endedAt.isAfter(stopLanded(stale, this.stopTimes.get(id), observed))) {
 				// its sleep ended and the lease was read before the SIGSTOP landed; only
 				// the ledger write came after the pause
 				staleReport.add(stale.job.substring(this.runId.length() + 1) + " on " + stale.node
@@ -1412,6 +1719,7 @@ class ClusterProofTests {
 		report.add("duplicates counted above include the policy jobs' (two runs of one slot and attempt, or two "
 				+ "successful runs of one slot, except in the window of an unrecorded completion)");
 		checkPolicies(byJob, to.minus(POLICY_END_MARGIN), observed, duplicates.window, report, failures);
+		checkLeaseLosses(byJob, to.minus(POLICY_END_MARGIN), observed, duplicates.window, report, failures);
 		this.keepLedger = !failures.isEmpty();
 		writeReport(report, failures, "cluster-proof-" + this.backend + ".txt");
 		assertThat(failures).isEmpty();
@@ -1957,6 +2265,230 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * The checks of the jobs that lose their leases on purpose and of the
+	 * {@code @Transactional} job (see {@link #LEASE_LOSS_JOBS}): no slot lost; every
+	 * attempt that ended with {@code LeaseLostException} is stored as {@code lost} in the
+	 * library's run ledger and a later attempt of its slot succeeded; every overrunning
+	 * attempt ended that way; every run of the {@code @Transactional} job ran in a
+	 * transaction of its own, runs 2..n of catch-up and recovery sequences included.
+	 * @param window the runs in the window of an unrecorded completion (see
+	 * {@link #duplicates})
+	 */
+	private void checkLeaseLosses(Map<String, TreeMap<Instant, List<Run>>> byJob, Instant end, List<Fault> observed,
+			Set<Long> window, List<String> report, List<String> failures) throws Exception {
+		Map<Long, RunNotes> notes = loadNotes();
+		report.add("jobs that check their lease (recovery=lost, max-attempts " + LEASE_LOSS_MAX_ATTEMPTS
+				+ "), and the @Transactional job, slots up to " + end + ":");
+		int lostSlots = 0;
+		Map<String, Duration> periods = Map.of(NodeJobs.CHECKED, CHECKED_PERIOD, NodeJobs.OVERRUN, OVERRUN_PERIOD,
+				NodeJobs.TRANSACTIONAL, TRANSACTIONAL_PERIOD);
+		for (String suffix : LEASE_LOSS_JOBS) {
+			String name = job(suffix);
+			TreeMap<Instant, List<Run>> slots = byJob.getOrDefault(name, new TreeMap<>());
+			Map<Long, LibraryRun> library = this.libraryRuns.getOrDefault(name, Map.of());
+			List<Instant> grid = grid(slots, periods.get(suffix), end);
+			List<String> skipped = new ArrayList<>();
+			for (Instant slot : grid) {
+				lostSlots += checkRecovered(suffix, slot, slots.get(slot), observed, window, skipped, failures);
+			}
+			if (grid.isEmpty()) {
+				failures.add("no run of " + suffix);
+			}
+			// every attempt that ended by a lease loss: stored lost, and run again
+			int leaseLost = 0;
+			int storedLost = 0;
+			int recovered = 0;
+			List<Long> recoveryLatencies = new ArrayList<>();
+			for (Run run : runsOf(slots)) {
+				RunNotes note = notes.get(run.id);
+				if (note == null || !note.leaseLost) {
+					continue;
+				}
+				leaseLost++;
+				LibraryRun stored = library.get(run.token);
+				if (stored == null) {
+					failures.add(
+							"an attempt that ended with LeaseLostException is not in the library's run ledger: " + run);
+				}
+				else if (!"lost".equals(stored.state)) {
+					failures.add("an attempt that ended with LeaseLostException is stored as '" + stored.state
+							+ "', not 'lost': " + run + "; stored " + stored);
+				}
+				else {
+					storedLost++;
+				}
+				if (!run.slot.isAfter(end)) {
+					Run again = slots.get(run.slot)
+						.stream()
+						.filter((later) -> later.attempt > run.attempt && succeededForStore(later))
+						.findFirst()
+						.orElse(null);
+					if (again == null) {
+						failures.add("the slot of an attempt that ended with LeaseLostException was not run again "
+								+ "successfully: " + run + "; runs of the slot " + slots.get(run.slot));
+					}
+					else {
+						recovered++;
+						if (run.dbStarted != null && again.dbStarted != null) {
+							recoveryLatencies.add(Duration.between(run.dbStarted, again.dbStarted).toMillis());
+						}
+					}
+				}
+			}
+			// what the library's ledger says of these jobs' runs
+			Map<String, Long> states = new TreeMap<>();
+			library.values().forEach((stored) -> states.merge(stored.state, 1L, Long::sum));
+			Map<Long, Run> byToken = new HashMap<>();
+			runsOf(slots).forEach((run) -> byToken.put(run.token, run));
+			List<String> failedStored = new ArrayList<>();
+			library.values()
+				.stream()
+				.filter((stored) -> "failed".equals(stored.state))
+				.forEach((stored) -> failedStored.add(stored + " ledger " + byToken.get(stored.token)));
+			long threwOtherwise = runsOf(slots).stream()
+				.filter((run) -> run.failed && (notes.get(run.id) == null || !notes.get(run.id).leaseLost))
+				.count();
+			report.add(String.format(Locale.ROOT,
+					"  %s: %d slots, %d runs; %d attempts ended with LeaseLostException, %d of them stored 'lost', "
+							+ "%d slots run again successfully (start of the lost attempt -> start of the "
+							+ "successful one, ms: %s); runs that threw otherwise: %d; library ledger: %d runs %s; slots without a "
+							+ "run inside fault windows: %d",
+					suffix, grid.size(), runsOf(slots).size(), leaseLost, storedLost, recovered,
+					stats(recoveryLatencies), threwOtherwise, library.size(), states, skipped.size()));
+			if (!failedStored.isEmpty()) {
+				report.add("    stored 'failed': " + failedStored);
+			}
+			if (NodeJobs.OVERRUN.equals(suffix)) {
+				checkOverruns(slots, notes, report, failures);
+			}
+			if (NodeJobs.CHECKED.equals(suffix) && leaseLost == 0) {
+				failures.add("no run of " + suffix + " ended with LeaseLostException");
+			}
+			if (NodeJobs.TRANSACTIONAL.equals(suffix)) {
+				checkTransactions(slots, notes, report, failures);
+			}
+		}
+		report.add("lost slots of the jobs that check their lease and of the @Transactional job: " + lostSlots);
+		report.add("runs with a recovery policy that returned normally after their lease had stopped being valid, "
+				+ "whose completion the store still took (nobody had taken the job over), counted as their slot's "
+				+ "success: " + this.completedLate.size() + " " + this.completedLate);
+	}
+
+	/**
+	 * Every attempt 1 of an overrunning slot that ended did so with
+	 * {@code LeaseLostException}, at its {@code lockAtMostFor}.
+	 */
+	private static void checkOverruns(TreeMap<Instant, List<Run>> slots, Map<Long, RunNotes> notes, List<String> report,
+			List<String> failures) {
+		int overruns = 0;
+		List<Long> durations = new ArrayList<>();
+		for (Run run : runsOf(slots)) {
+			if (run.attempt != 1 || !NodeJobs.overrunsFirstAttempt(run.slot) || run.dbEnded == null) {
+				continue;
+			}
+			RunNotes note = notes.get(run.id);
+			if (note == null || !note.leaseLost) {
+				failures.add("an overrunning attempt did not end with LeaseLostException: " + run);
+				continue;
+			}
+			overruns++;
+			durations.add(Duration.between(run.startedAt, run.endedAt).toMillis());
+		}
+		if (overruns == 0) {
+			failures.add("no attempt of " + NodeJobs.OVERRUN + " overran its lock-at-most-for");
+		}
+		report.add("    overruns of lock-at-most-for " + OVERRUN_LOCK_AT_MOST_FOR.toMillis()
+				+ " ms ended with LeaseLostException: " + overruns + ", run time (ms) " + stats(durations));
+	}
+
+	/**
+	 * Every run of the {@code @Transactional} job ran in a transaction, each in its own;
+	 * sequences of several runs under one claim happened.
+	 */
+	private static void checkTransactions(TreeMap<Instant, List<Run>> slots, Map<Long, RunNotes> notes,
+			List<String> report, List<String> failures) {
+		List<Run> runs = runsOf(slots);
+		int inTransaction = 0;
+		Map<Long, Run> byTxid = new HashMap<>();
+		int withTxid = 0;
+		for (Run run : runs) {
+			RunNotes note = notes.get(run.id);
+			if (note == null || !Boolean.TRUE.equals(note.inTransaction)) {
+				if (run.dbEnded != null) {
+					failures.add("a run of the @Transactional job ran outside a transaction: " + run
+							+ ((note != null) ? " (in_transaction " + note.inTransaction + ")" : ""));
+				}
+				continue;
+			}
+			inTransaction++;
+			if (note.txid != null) {
+				withTxid++;
+				Run same = byTxid.put(note.txid, run);
+				if (same != null) {
+					failures.add("two runs of the @Transactional job in one transaction " + note.txid + ": " + same
+							+ " and " + run);
+				}
+			}
+		}
+		// runs 2..n of a sequence: the run before it on the same node, with the fencing
+		// token just below, was a catch-up or recovery run of the same claim
+		Map<String, TreeMap<Long, Run>> byNode = new HashMap<>();
+		runs.forEach((run) -> byNode.computeIfAbsent(run.node, (node) -> new TreeMap<>()).put(run.token, run));
+		int later = 0;
+		int longest = 0;
+		for (TreeMap<Long, Run> nodeRuns : byNode.values()) {
+			int length = 1;
+			for (Run run : nodeRuns.values()) {
+				Run before = nodeRuns.get(run.token - 1);
+				boolean follows = before != null && !"SCHEDULED".equals(before.trigger) && before.dbEnded != null
+						&& run.dbStarted != null && !run.dbStarted.isBefore(before.dbEnded)
+						&& Duration.between(before.dbEnded, run.dbStarted).compareTo(Duration.ofSeconds(2)) < 0;
+				if (follows) {
+					later++;
+					length++;
+					longest = Math.max(longest, length);
+					RunNotes note = notes.get(run.id);
+					if (note == null || !Boolean.TRUE.equals(note.inTransaction)) {
+						failures.add("run 2..n of a sequence outside a transaction: " + run);
+					}
+				}
+				else {
+					length = 1;
+				}
+			}
+		}
+		if (later == 0) {
+			failures.add("no catch-up or recovery sequence of several runs of the @Transactional job");
+		}
+		report.add("    @Transactional: " + runs.size() + " runs, " + inTransaction + " in a transaction (" + withTxid
+				+ " with the database's transaction id, all distinct); runs 2..n of a sequence under one claim: "
+				+ later + ", longest sequence " + longest + " runs");
+	}
+
+	/**
+	 * Read what the rows of the jobs of {@link #LEASE_LOSS_JOBS} noted.
+	 */
+	private Map<Long, RunNotes> loadNotes() throws Exception {
+		return inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement("SELECT id, lease_lost, in_transaction, txid "
+					+ "FROM cluster_ledger WHERE run_id = ? AND job IN (?, ?, ?)")) {
+				query.setString(1, this.runId);
+				for (int i = 0; i < LEASE_LOSS_JOBS.size(); i++) {
+					query.setString(i + 2, job(LEASE_LOSS_JOBS.get(i)));
+				}
+				Map<Long, RunNotes> notes = new HashMap<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						notes.put(result.getLong(1), new RunNotes(Boolean.TRUE.equals(result.getObject(2)),
+								(Boolean) result.getObject(3), (Long) result.getObject(4)));
+					}
+				}
+				return notes;
+			}
+		});
+	}
+
+	/**
 	 * Check one slot of a job with a recovery policy and misfire=skip.
 	 * @param window the runs in the window of an unrecorded completion (see
 	 * {@link #duplicates}): they may follow a successful run
@@ -1980,7 +2512,7 @@ class ClusterProofTests {
 			failures.add("lost slot " + name + "@" + slot + ": no run, outside every fault window");
 			return 1;
 		}
-		List<Run> succeeded = runs.stream().filter(Run::succeeded).toList();
+		List<Run> succeeded = runs.stream().filter(this::succeededForStore).toList();
 		if (succeeded.isEmpty()) {
 			failures.add("lost slot " + name + "@" + slot + ": no successful run among " + runs);
 			return 1;
@@ -2266,6 +2798,16 @@ class ClusterProofTests {
 	 */
 	static Duplicates duplicates(Map<String, TreeMap<Instant, List<Run>>> byJob, Map<String, String> recoveryJobs,
 			Map<String, List<String>> releaseWarnings) {
+		return duplicates(byJob, recoveryJobs, releaseWarnings, (run) -> null);
+	}
+
+	/**
+	 * As {@link #duplicates(Map, Map, Map)}, with one more explanation of a run again
+	 * after a success: {@code diedWithNode} says why the store never recorded that
+	 * success (its node was killed before the completion was sent), or {@code null}.
+	 */
+	static Duplicates duplicates(Map<String, TreeMap<Instant, List<Run>>> byJob, Map<String, String> recoveryJobs,
+			Map<String, List<String>> releaseWarnings, Function<Run, String> diedWithNode) {
 		int count = 0;
 		List<String> failures = new ArrayList<>();
 		List<String> unrecorded = new ArrayList<>();
@@ -2301,6 +2843,9 @@ class ClusterProofTests {
 									&& expected.stream().anyMatch(candidate::contains))
 							.findFirst()
 							.orElse(null);
+						if (line == null) {
+							line = diedWithNode.apply(before);
+						}
 						if (line != null) {
 							inWindow.put(run.id, line);
 							explained.add(String.format(Locale.ROOT,
@@ -2712,6 +3257,28 @@ class ClusterProofTests {
 	}
 
 	private record LostKill(String node, Instant at, long ledgerId) {
+	}
+
+	/**
+	 * One run as the library's own run ledger records it.
+	 *
+	 * @param token its fencing token
+	 * @param slot its slot
+	 * @param attempt its attempt
+	 * @param state {@code running}, {@code succeeded}, {@code failed} or {@code lost}
+	 * @param owner the node's owner id
+	 */
+	record LibraryRun(long token, Instant slot, int attempt, String state, String owner) {
+	}
+
+	/**
+	 * What a ledger row of the jobs of {@link #LEASE_LOSS_JOBS} says beyond {@link Run}.
+	 *
+	 * @param leaseLost the run ended with {@code LeaseLostException}
+	 * @param inTransaction a transaction was active in the run ({@code null}: not said)
+	 * @param txid the database's id of that transaction, if known
+	 */
+	record RunNotes(boolean leaseLost, Boolean inTransaction, Long txid) {
 	}
 
 	/**

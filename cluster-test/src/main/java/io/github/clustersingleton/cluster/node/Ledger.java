@@ -22,6 +22,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.LeaseLostException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -87,7 +89,8 @@ public class Ledger implements DisposableBean {
 			+ "ON CONFLICT (run_key) DO UPDATE SET run_key = EXCLUDED.run_key RETURNING id";
 
 	private static final String UPDATE = "UPDATE cluster_ledger SET ended_at = ?, lease_valid_at_end = ?, "
-			+ "db_ended = COALESCE(?, clock_timestamp()), db_ended_derived = ?, failed = ? WHERE id = ?";
+			+ "db_ended = COALESCE(?, clock_timestamp()), db_ended_derived = ?, failed = ?, lease_lost = ?, "
+			+ "in_transaction = ?, txid = ? WHERE id = ?";
 
 	private final String url;
 
@@ -149,12 +152,7 @@ public class Ledger implements DisposableBean {
 	 */
 	void run(long sleepMillis, boolean fail) {
 		ClusterSingletonContext context = ClusterSingletonContext.current();
-		String missed = context.missedSlots().isEmpty() ? null
-				: context.missedSlots().stream().map(Instant::toString).collect(Collectors.joining(","));
-		Entry entry = new Entry(this.runId + "/" + this.nodeId + "/" + this.sequence.incrementAndGet(),
-				context.jobName(), context.slot().map(Timestamp::from).orElse(null), context.fencingToken(),
-				this.clock.instant(), FireTimeRecordingTaskScheduler.current(), context.attempt(),
-				context.trigger().name(), missed);
+		Entry entry = entry(context);
 		start(entry);
 		try {
 			Thread.sleep(sleepMillis);
@@ -167,11 +165,55 @@ public class Ledger implements DisposableBean {
 		boolean valid = context.isLeaseValid();
 		// the row is completed later: a node paused right here reports its lease as it
 		// was before the pause
-		end(entry, endedAt, valid, fail);
+		end(entry, endedAt, valid, fail, false);
 		if (fail) {
 			throw new IllegalStateException("planned failure of " + context.jobName() + " at slot "
 					+ context.slot().orElse(null) + ", attempt " + context.attempt());
 		}
+	}
+
+	/**
+	 * Run one guarded job whose body is given: record the start, run the body, record the
+	 * end with whether the lease was still valid, whether the body threw, and whether it
+	 * threw {@link LeaseLostException} (from
+	 * {@link ClusterSingletonContext#checkLease()}); then throw what the body threw.
+	 * @param work the job's body, which may note what it saw in the row
+	 */
+	void record(Work work) {
+		ClusterSingletonContext context = ClusterSingletonContext.current();
+		Entry entry = entry(context);
+		start(entry);
+		RuntimeException thrown = null;
+		boolean leaseLost = false;
+		try {
+			work.run(entry);
+		}
+		catch (LeaseLostException ex) {
+			leaseLost = true;
+			thrown = ex;
+		}
+		catch (RuntimeException ex) {
+			thrown = ex;
+		}
+		catch (InterruptedException ex) {
+			// interrupted without a lease loss (a shutdown): a failure of the run
+			Thread.currentThread().interrupt();
+			thrown = new IllegalStateException("interrupted", ex);
+		}
+		Instant endedAt = this.clock.instant();
+		boolean valid = context.isLeaseValid();
+		end(entry, endedAt, valid, thrown != null, leaseLost);
+		if (thrown != null) {
+			throw thrown;
+		}
+	}
+
+	private Entry entry(ClusterSingletonContext context) {
+		String missed = context.missedSlots().isEmpty() ? null
+				: context.missedSlots().stream().map(Instant::toString).collect(Collectors.joining(","));
+		return new Entry(this.runId + "/" + this.nodeId + "/" + this.sequence.incrementAndGet(), context.jobName(),
+				context.slot().map(Timestamp::from).orElse(null), context.fencingToken(), this.clock.instant(),
+				FireTimeRecordingTaskScheduler.current(), context.attempt(), context.trigger().name(), missed);
 	}
 
 	private void start(Entry entry) {
@@ -192,10 +234,10 @@ public class Ledger implements DisposableBean {
 		defer(() -> insert(entry, derived));
 	}
 
-	private void end(Entry entry, Instant endedAt, boolean valid, boolean failed) {
+	private void end(Entry entry, Instant endedAt, boolean valid, boolean failed, boolean leaseLost) {
 		if (!entry.delayed) {
 			try {
-				update(entry, endedAt, valid, failed, null);
+				update(entry, endedAt, valid, failed, leaseLost, null);
 				return;
 			}
 			catch (SQLException ex) {
@@ -204,7 +246,7 @@ public class Ledger implements DisposableBean {
 			}
 		}
 		Timestamp derived = Timestamp.from(endedAt.minus(this.clockOffset));
-		defer(() -> update(entry, endedAt, valid, failed, derived));
+		defer(() -> update(entry, endedAt, valid, failed, leaseLost, derived));
 	}
 
 	private void insert(Entry entry, Timestamp dbStarted) throws SQLException {
@@ -233,20 +275,23 @@ public class Ledger implements DisposableBean {
 		}
 	}
 
-	private void update(Entry entry, Instant endedAt, boolean valid, boolean failed, Timestamp dbEnded)
-			throws SQLException {
-		withConnection((connection) -> update(connection, entry, endedAt, valid, failed, dbEnded));
+	private void update(Entry entry, Instant endedAt, boolean valid, boolean failed, boolean leaseLost,
+			Timestamp dbEnded) throws SQLException {
+		withConnection((connection) -> update(connection, entry, endedAt, valid, failed, leaseLost, dbEnded));
 	}
 
 	private void update(Connection connection, Entry entry, Instant endedAt, boolean valid, boolean failed,
-			Timestamp dbEnded) throws SQLException {
+			boolean leaseLost, Timestamp dbEnded) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(UPDATE)) {
 			statement.setTimestamp(1, Timestamp.from(endedAt));
 			statement.setBoolean(2, valid);
 			statement.setTimestamp(3, dbEnded);
 			statement.setBoolean(4, dbEnded != null);
 			statement.setBoolean(5, failed);
-			statement.setLong(6, entry.id);
+			statement.setBoolean(6, leaseLost);
+			statement.setObject(7, entry.inTransaction, Types.BOOLEAN);
+			statement.setObject(8, entry.txid, Types.BIGINT);
+			statement.setLong(9, entry.id);
 			if (statement.executeUpdate() != 1) {
 				throw new SQLException("ledger row " + entry.id + " (" + entry.key + ") not found");
 			}
@@ -402,6 +447,30 @@ public class Ledger implements DisposableBean {
 	}
 
 	/**
+	 * The body of a run recorded by {@link #record}.
+	 */
+	@FunctionalInterface
+	interface Work {
+
+		void run(Notes notes) throws InterruptedException;
+
+	}
+
+	/**
+	 * What a run's body saw, stored in its row at its end.
+	 */
+	interface Notes {
+
+		/**
+		 * Note whether the body ran inside a transaction.
+		 * @param inTransaction whether it did
+		 * @param txid the database's id of the transaction, or {@code null}
+		 */
+		void transaction(boolean inTransaction, Long txid);
+
+	}
+
+	/**
 	 * A ledger statement on a given connection.
 	 */
 	@FunctionalInterface
@@ -414,7 +483,7 @@ public class Ledger implements DisposableBean {
 	/**
 	 * One run's ledger row.
 	 */
-	private static final class Entry {
+	private static final class Entry implements Notes {
 
 		private final String key;
 
@@ -441,6 +510,18 @@ public class Ledger implements DisposableBean {
 		private final String trigger;
 
 		private final String missedSlots;
+
+		/** Whether the body ran in a transaction, if it said. */
+		private volatile Boolean inTransaction;
+
+		/** The id of that transaction in the database, if known. */
+		private volatile Long txid;
+
+		@Override
+		public void transaction(boolean inTransaction, Long txid) {
+			this.inTransaction = inTransaction;
+			this.txid = txid;
+		}
 
 		Entry(String key, String job, Timestamp slot, long token, Instant startedAt, Instant fireTime, int attempt,
 				String trigger, String missedSlots) {

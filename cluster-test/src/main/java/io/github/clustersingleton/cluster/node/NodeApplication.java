@@ -21,12 +21,17 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 /**
  * One node of the cluster proof. The harness starts several of these JVMs, each with its
@@ -39,7 +44,33 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  */
 @SpringBootApplication
 @EnableScheduling
+@EnableTransactionManagement
 public class NodeApplication {
+
+	/**
+	 * The name of the transaction manager of {@link NodeJobs#TRANSACTIONAL}.
+	 */
+	public static final String TRANSACTION_MANAGER = "nodeTransactionManager";
+
+	/**
+	 * The transaction manager of the {@code @Transactional} job, on the ledger's database
+	 * (present on both backends), with a small pool of its own. The pool is no bean: a
+	 * {@code DataSource} bean would replace the lease store's auto-configured one.
+	 */
+	@Bean(TRANSACTION_MANAGER)
+	DataSourceTransactionManager nodeTransactionManager(@Value("${node.ledger-url}") String url,
+			@Value("${node.run-id}") String runId) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(url);
+		config.setUsername("postgres");
+		config.setPoolName("transactional");
+		config.setMaximumPoolSize(2);
+		config.setMinimumIdle(0);
+		config.setConnectionTimeout(2000);
+		config.addDataSourceProperty("ApplicationName", "tx-" + runId);
+		config.addDataSourceProperty("socketTimeout", "10");
+		return new DataSourceTransactionManager(new HikariDataSource(config));
+	}
 
 	@Bean
 	Clock clock(@Value("${node.clock-offset-ms:0}") long offsetMillis) {

@@ -16,23 +16,31 @@
 
 package io.github.clustersingleton.cluster.node;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonContext;
 
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The guarded jobs: {@value #MAX_JOBS} distinct every-second cron methods (one job name
  * each, prefixed with the harness's run id so that runs never share a lease). Generated
- * text; {@code node.jobs} decides how many are enabled. Besides them, four policy jobs
- * ({@link #LOST}, {@link #FAILED}, {@link #RUN_ONCE}, {@link #RUN_ALL}), disabled unless
- * the harness gives them a cron expression ({@code node.cron.<suffix>}); their misfire
- * and recovery policies come only from {@code cluster-singleton.jobs[<name>].*}
- * properties.
+ * text; {@code node.jobs} decides how many are enabled. Besides them, the policy jobs
+ * ({@link #LOST}, {@link #FAILED}, {@link #RUN_ONCE}, {@link #RUN_ALL}, {@link #CHECKED},
+ * {@link #OVERRUN}, {@link #TRANSACTIONAL}), disabled unless the harness gives them a
+ * cron expression ({@code node.cron.<suffix>}); their misfire and recovery policies come
+ * only from {@code cluster-singleton.jobs[<name>].*} properties.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -64,17 +72,70 @@ public class NodeJobs {
 	public static final String RUN_ALL = "run-all";
 
 	/**
-	 * How long a run of a policy job takes, except the one of {@link #LOST}.
+	 * The name suffix of the policy job that works in small units and calls
+	 * {@link ClusterSingletonContext#checkLease()} between them ({@code recovery: lost}
+	 * in the harness). A run takes 5 to 20 units, 1 to 4 s with the default unit, often
+	 * longer than the lease TTL: a pause, a kill or a store outage of its node ends it
+	 * with {@link io.github.clustersingleton.LeaseLostException}.
+	 */
+	public static final String CHECKED = "checked";
+
+	/**
+	 * The name suffix of the policy job whose first attempt of every other slot overruns
+	 * its {@code lockAtMostFor} ({@code recovery: lost} and a short
+	 * {@code lock-at-most-for} in the harness): it calls
+	 * {@link ClusterSingletonContext#checkLease()} in a loop until that throws. Later
+	 * attempts, and the other slots, take 100 ms.
+	 */
+	public static final String OVERRUN = "overrun";
+
+	/**
+	 * The name suffix of the {@code @Transactional} policy job ({@code misfire: run-all}
+	 * and {@code recovery: lost} in the harness, so that catch-up and recovery sequences
+	 * run it several times under one claim). Each run records whether a transaction was
+	 * active and the database's id of it.
+	 */
+	public static final String TRANSACTIONAL = "transactional";
+
+	/**
+	 * How long a run of a policy job takes, except the ones of {@link #LOST},
+	 * {@link #CHECKED} and an overrunning {@link #OVERRUN}.
 	 */
 	private static final long POLICY_RUN_MILLIS = 100;
+
+	/**
+	 * How long an overrunning attempt of {@link #OVERRUN} waits for its lease loss at
+	 * most: if {@code checkLease()} has not thrown by then, the run returns and the
+	 * harness reports it.
+	 */
+	private static final Duration OVERRUN_GIVE_UP = Duration.ofSeconds(15);
 
 	private final Ledger ledger;
 
 	private final long lostRunMillis;
 
-	public NodeJobs(Ledger ledger, @Value("${node.lost-run-ms:4000}") long lostRunMillis) {
+	private final long unitMillis;
+
+	private final JdbcTemplate transactionJdbc;
+
+	public NodeJobs(Ledger ledger, @Value("${node.lost-run-ms:4000}") long lostRunMillis,
+			@Value("${node.checked-unit-ms:200}") long unitMillis,
+			@Qualifier(NodeApplication.TRANSACTION_MANAGER) DataSourceTransactionManager transactionManager) {
 		this.ledger = ledger;
 		this.lostRunMillis = lostRunMillis;
+		this.unitMillis = unitMillis;
+		this.transactionJdbc = new JdbcTemplate(transactionManager.getDataSource());
+	}
+
+	/**
+	 * Whether the first attempt of a slot of the {@link #OVERRUN} job overruns its
+	 * {@code lockAtMostFor}: for every slot whose epoch second is a multiple of 20, every
+	 * other slot of a job that runs every 10 seconds.
+	 * @param slot the slot
+	 * @return whether its first attempt overruns
+	 */
+	public static boolean overrunsFirstAttempt(Instant slot) {
+		return slot.getEpochSecond() % 20 == 0;
 	}
 
 	/**
@@ -116,6 +177,83 @@ public class NodeJobs {
 	@ClusterSingleton(name = "${node.run-id}-" + RUN_ALL)
 	public void runAll() {
 		this.ledger.run(POLICY_RUN_MILLIS, false);
+	}
+
+	/**
+	 * Work in small units, checking the lease between them (the documented pattern for
+	 * long runs): a lease lost mid-run ends the run with {@code LeaseLostException}.
+	 */
+	@Scheduled(cron = "${node.cron.checked:-}", zone = "UTC")
+	@ClusterSingleton(name = "${node.run-id}-" + CHECKED)
+	public void checked() {
+		int units = ThreadLocalRandom.current().nextInt(5, 21);
+		this.ledger.record((notes) -> {
+			ClusterSingletonContext context = ClusterSingletonContext.current();
+			for (int unit = 0; unit < units; unit++) {
+				context.checkLease();
+				unitOfWork(context, this.unitMillis);
+			}
+			context.checkLease();
+		});
+	}
+
+	/**
+	 * Overrun {@code lockAtMostFor} on attempt 1 of every other slot, checking the lease
+	 * all along; otherwise a short run.
+	 */
+	@Scheduled(cron = "${node.cron.overrun:-}", zone = "UTC")
+	@ClusterSingleton(name = "${node.run-id}-" + OVERRUN)
+	public void overrun() {
+		this.ledger.record((notes) -> {
+			ClusterSingletonContext context = ClusterSingletonContext.current();
+			boolean overrun = context.attempt() == 1
+					&& context.slot().map(NodeJobs::overrunsFirstAttempt).orElse(false);
+			long until = System.nanoTime() + (overrun ? OVERRUN_GIVE_UP.toNanos() : POLICY_RUN_MILLIS * 1_000_000);
+			while (System.nanoTime() < until) {
+				context.checkLease();
+				unitOfWork(context, Math.min(50, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+			}
+			context.checkLease();
+		});
+	}
+
+	/**
+	 * One unit of work: a sleep. The watchdog interrupts a run whose lease it declared
+	 * lost; then {@code checkLease()} says so.
+	 */
+	private static void unitOfWork(ClusterSingletonContext context, long millis) throws InterruptedException {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			context.checkLease();
+			throw ex;
+		}
+	}
+
+	/**
+	 * A {@code @Transactional} job: its row says whether a transaction was active and
+	 * which one (PostgreSQL's {@code txid_current()} on the transaction's connection).
+	 */
+	@Scheduled(cron = "${node.cron.transactional:-}", zone = "UTC")
+	@ClusterSingleton(name = "${node.run-id}-" + TRANSACTIONAL)
+	@Transactional(transactionManager = NodeApplication.TRANSACTION_MANAGER)
+	public void transactional() {
+		this.ledger.record((notes) -> {
+			boolean active = TransactionSynchronizationManager.isActualTransactionActive();
+			Long txid = null;
+			if (active) {
+				try {
+					txid = this.transactionJdbc.queryForObject("SELECT txid_current()", Long.class);
+				}
+				catch (DataAccessException ex) {
+					// the database is away (a restart): the row keeps what it knows
+				}
+			}
+			notes.transaction(active, txid);
+			Thread.sleep(POLICY_RUN_MILLIS);
+		});
 	}
 
 	@Scheduled(cron = "${node.cron.job00}", zone = "UTC")
