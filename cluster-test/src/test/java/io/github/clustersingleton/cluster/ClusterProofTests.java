@@ -756,6 +756,36 @@ class ClusterProofTests {
 	}
 
 	/**
+	 * Return the node and ledger id of the runs of a job that have not ended and started,
+	 * by the database's clock, between {@code maxAge} and {@code minAge} ago (PostgreSQL
+	 * intervals), newest first.
+	 */
+	private List<Object[]> openRuns(String job, String minAge, String maxAge) throws Exception {
+		return inLedger((ledger) -> {
+			try (PreparedStatement query = ledger.prepareStatement(
+					"SELECT node, id FROM cluster_ledger " + "WHERE run_id = ? AND job = ? AND ended_at IS NULL "
+							+ "AND db_started < clock_timestamp() - CAST(? AS INTERVAL) "
+							+ "AND db_started > clock_timestamp() - CAST(? AS INTERVAL) ORDER BY id DESC")) {
+				query.setString(1, this.runId);
+				query.setString(2, job);
+				query.setString(3, minAge);
+				query.setString(4, maxAge);
+				List<Object[]> rows = new ArrayList<>();
+				try (ResultSet result = query.executeQuery()) {
+					while (result.next()) {
+						rows.add(new Object[] { result.getString(1), result.getLong(2) });
+					}
+				}
+				return rows;
+			}
+		});
+	}
+
+	private Node liveNode(String id) {
+		return this.nodes.stream().filter((node) -> node.id.equals(id) && !node.dead).findFirst().orElse(null);
+	}
+
+	/**
 	 * Kill -9 the node that runs the {@code recovery: lost} job, at least a second into a
 	 * run (of several seconds, longer than the TTL); then, once the survivors had the
 	 * time to recover the slot, start a replacement with the same clock.
@@ -764,27 +794,8 @@ class ClusterProofTests {
 		String job = job(NodeJobs.LOST);
 		Instant deadline = Instant.now().plus(LOST_PERIOD.multipliedBy(4));
 		while (Instant.now().isBefore(deadline)) {
-			List<Object[]> open = inLedger((ledger) -> {
-				try (PreparedStatement query = ledger.prepareStatement(
-						"SELECT node, id FROM cluster_ledger " + "WHERE run_id = ? AND job = ? AND ended_at IS NULL "
-								+ "AND db_started < clock_timestamp() - interval '1 second' "
-								+ "AND db_started > clock_timestamp() - interval '3 seconds' ORDER BY id DESC")) {
-					query.setString(1, this.runId);
-					query.setString(2, job);
-					List<Object[]> rows = new ArrayList<>();
-					try (ResultSet result = query.executeQuery()) {
-						while (result.next()) {
-							rows.add(new Object[] { result.getString(1), result.getLong(2) });
-						}
-					}
-					return rows;
-				}
-			});
-			for (Object[] row : open) {
-				Node victim = this.nodes.stream()
-					.filter((node) -> node.id.equals(row[0]) && !node.dead)
-					.findFirst()
-					.orElse(null);
+			for (Object[] row : openRuns(job, "1 second", "3 seconds")) {
+				Node victim = liveNode((String) row[0]);
 				if (victim == null) {
 					continue;
 				}
@@ -959,27 +970,8 @@ class ClusterProofTests {
 		String job = job(NodeJobs.CHECKED);
 		Instant deadline = Instant.now().plus(CHECKED_PERIOD.multipliedBy(4));
 		while (Instant.now().isBefore(deadline)) {
-			List<Object[]> open = inLedger((ledger) -> {
-				try (PreparedStatement query = ledger.prepareStatement(
-						"SELECT node, id FROM cluster_ledger " + "WHERE run_id = ? AND job = ? AND ended_at IS NULL "
-								+ "AND db_started < clock_timestamp() - interval '500 milliseconds' "
-								+ "AND db_started > clock_timestamp() - interval '1 second' ORDER BY id DESC")) {
-					query.setString(1, this.runId);
-					query.setString(2, job);
-					List<Object[]> rows = new ArrayList<>();
-					try (ResultSet result = query.executeQuery()) {
-						while (result.next()) {
-							rows.add(new Object[] { result.getString(1), result.getLong(2) });
-						}
-					}
-					return rows;
-				}
-			});
-			for (Object[] row : open) {
-				Node victim = this.nodes.stream()
-					.filter((node) -> node.id.equals(row[0]) && !node.dead)
-					.findFirst()
-					.orElse(null);
+			for (Object[] row : openRuns(job, "500 milliseconds", "1 second")) {
+				Node victim = liveNode((String) row[0]);
 				if (victim == null) {
 					continue;
 				}
