@@ -1535,18 +1535,17 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	private RunObserver.Run startDetachedObservation(JobDefinition job, @Nullable Instant slot) {
-		try {
-			return this.runObserver.startDetached(job, slot, this.backend.id());
-		}
-		catch (RuntimeException ex) {
-			logger.debug("cluster-singleton run observer failed", ex);
-			return RunObserver.Run.NONE;
-		}
+		return startObservation(job, slot, true);
 	}
 
 	private RunObserver.Run startObservation(JobDefinition job, @Nullable Instant slot) {
+		return startObservation(job, slot, false);
+	}
+
+	private RunObserver.Run startObservation(JobDefinition job, @Nullable Instant slot, boolean detached) {
 		try {
-			return this.runObserver.start(job, slot, this.backend.id());
+			return detached ? this.runObserver.startDetached(job, slot, this.backend.id())
+					: this.runObserver.start(job, slot, this.backend.id());
 		}
 		catch (RuntimeException ex) {
 			logger.debug("cluster-singleton run observer failed", ex);
