@@ -45,8 +45,6 @@ import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.lease.LeaderElection;
 import io.github.clustersingleton.lease.RunObserver;
 import io.github.clustersingleton.lease.ScheduledFireTime;
-import io.github.clustersingleton.shedlock.ShedLockLeaseBackend;
-import io.github.clustersingleton.shedlock.ShedLockTable;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -136,13 +134,12 @@ public final class ClusterSingletonAutoConfiguration {
 			ObjectProvider<LeaseBackend> backends, ObjectProvider<Clock> clock,
 			ObjectProvider<ClusterSingletonListener> listeners, ObjectProvider<RunObserver> runObserver,
 			JobRegistry registry, Environment environment, ApplicationEventPublisher eventPublisher,
-			ObjectProvider<ShedLockTable> shedLockTable) {
+			ObjectProvider<LeaseBackendDecorator> decorators) {
 		validate(properties);
 		LeaseBackend backend = LeaseBackendSelector.select(properties.getBackend(), backends.orderedStream().toList(),
 				backends.getIfUnique(), registry.jobs().stream().map((job) -> job.name()).toList());
-		ShedLockTable shedLock = shedLockTable.getIfAvailable();
-		if (shedLock != null) {
-			backend = shedLockBridge(backend, shedLock, properties, registry);
+		for (LeaseBackendDecorator decorator : decorators.orderedStream().toList()) {
+			backend = decorator.decorate(backend);
 		}
 		String owner = (properties.getOwnerId() != null) ? properties.getOwnerId() : defaultOwnerId();
 		ClusterSingletonExecutor.Settings settings = new ClusterSingletonExecutor.Settings(owner,
@@ -230,10 +227,6 @@ public final class ClusterSingletonAutoConfiguration {
 			throw new ClusterSingletonConfigurationException(
 					"Invalid cluster-singleton.owner-id: it must be 1 to 255 characters, not blank");
 		}
-		String shedLockTable = properties.getShedlock().getTableName();
-		if (shedLockTable != null) {
-			ShedLockTable.validateTableName(shedLockTable);
-		}
 	}
 
 	/**
@@ -253,7 +246,14 @@ public final class ClusterSingletonAutoConfiguration {
 				job.getAlertAfter());
 	}
 
-	private static Map.@Nullable Entry<String, ClusterSingletonProperties.Job> findJob(
+	/**
+	 * Find the {@code cluster-singleton.jobs} entry of a job, as {@link #findOverride}
+	 * does.
+	 * @param properties the bound properties
+	 * @param name the job's name
+	 * @return the entry (its key as written), or {@code null}
+	 */
+	public static Map.@Nullable Entry<String, ClusterSingletonProperties.Job> findJob(
 			ClusterSingletonProperties properties, String name) {
 		ClusterSingletonProperties.Job job = properties.getJobs().get(name);
 		if (job != null) {
@@ -266,27 +266,6 @@ public final class ClusterSingletonAutoConfiguration {
 			}
 		}
 		return null;
-	}
-
-	/**
-	 * Wrap the lease store so that every run of a job also holds ShedLock's lock of the
-	 * job ({@code cluster-singleton.shedlock.table-name}).
-	 */
-	private static LeaseBackend shedLockBridge(LeaseBackend backend, ShedLockTable table,
-			ClusterSingletonProperties properties, JobRegistry registry) {
-		Function<String, String> lockNames = (name) -> {
-			Map.Entry<String, ClusterSingletonProperties.Job> entry = findJob(properties, name);
-			String lockName = (entry != null) ? entry.getValue().getShedlockName() : null;
-			return (lockName != null) ? lockName : name;
-		};
-		Function<String, Duration> lockAtMostFor = (
-				name) -> registry.forName(name).map(JobDefinition::lockAtMostFor).orElseGet(() -> {
-					JobOverride override = findOverride(properties, name);
-					return (override != null && override.lockAtMostFor() != null) ? override.lockAtMostFor()
-							: properties.getDefaultLockAtMostFor();
-				});
-		String leaderLease = properties.getLeader().isEnabled() ? properties.getLeader().getLeaseName() : null;
-		return new ShedLockLeaseBackend(backend, table, lockNames, lockAtMostFor, leaderLease);
 	}
 
 	private static void atLeastOne(String property, int value) {
