@@ -25,6 +25,7 @@ import java.util.TreeMap;
 
 import io.github.clustersingleton.cluster.ClusterProofTests.Fault;
 import io.github.clustersingleton.cluster.ClusterProofTests.Run;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * @author cluster-singleton contributors
  */
+@Tag("cluster")
 class ClaimWithoutTraceTests {
 
 	private static final String JOB = "p1-run-all";

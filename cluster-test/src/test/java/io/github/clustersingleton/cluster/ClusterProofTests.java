@@ -64,6 +64,7 @@ import io.github.clustersingleton.test.TestStores;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -82,6 +83,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
+@Tag("cluster")
 class ClusterProofTests {
 
 	/**

@@ -40,6 +40,7 @@ import java.util.stream.Stream;
 import io.github.clustersingleton.cluster.app.AppJobs;
 import io.github.clustersingleton.cluster.app.LeaderApp;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static io.github.clustersingleton.cluster.ClusterProofTests.LEASE_URL;
@@ -64,6 +65,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
+@Tag("cluster")
 class LeaderAppTests {
 
 	private static final int NODES = 3;

@@ -37,6 +37,7 @@ import io.github.clustersingleton.cluster.ClusterProofTests.Run;
 import io.github.clustersingleton.cluster.node.FencedJob;
 import io.github.clustersingleton.cluster.node.NodeApplication;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,6 +61,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
+@Tag("cluster")
+@Tag("failover")
 class NetworkPartitionTests {
 
 	/** How long the link is down: the TTL, a takeover run of 3 s and some margin. */

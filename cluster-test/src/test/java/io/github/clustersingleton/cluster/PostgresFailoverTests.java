@@ -37,6 +37,7 @@ import io.github.clustersingleton.cluster.ClusterProofTests.Run;
 import io.github.clustersingleton.cluster.node.NodeApplication;
 import io.github.clustersingleton.test.TestStores;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -63,6 +64,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
+@Tag("cluster")
+@Tag("failover")
 class PostgresFailoverTests {
 
 	static final String LEDGER_DATABASE = "cluster_failover_ledger";

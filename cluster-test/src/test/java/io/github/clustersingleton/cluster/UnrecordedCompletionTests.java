@@ -24,6 +24,7 @@ import java.util.TreeMap;
 
 import io.github.clustersingleton.cluster.ClusterProofTests.Duplicates;
 import io.github.clustersingleton.cluster.ClusterProofTests.Run;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * @author cluster-singleton contributors
  */
+@Tag("cluster")
 class UnrecordedCompletionTests {
 
 	private static final String JOB = "p1-lost";

@@ -61,6 +61,7 @@ import io.github.clustersingleton.lease.LeaderElection;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.support.CronTrigger;
@@ -73,10 +74,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The engine half of the contract suite: the executor and its watchdog running real jobs
  * on the backend under test. {@link AbstractLeaseBackendContractTests} adds the store
- * half; every backend runs both.
+ * half; every backend runs both: the store half in every build, this half in the full
+ * build ({@code -Pfull}) and, on the stores that say so with
+ * {@link #runsEngineContractInEveryBuild()}, in every build
+ * ({@link EngineContractScope}).
  *
  * @author cluster-singleton contributors
  */
+@ExtendWith(EngineContractScope.class)
 public abstract class AbstractLeaseEngineContractTests {
 
 	/**
@@ -108,6 +113,16 @@ public abstract class AbstractLeaseEngineContractTests {
 	 * @return the job name
 	 */
 	protected abstract String jobName(String name);
+
+	/**
+	 * Whether this store runs the engine contract in every build, not only in the full
+	 * one. The embedded stores (in-memory, H2) do, so that the default build checks the
+	 * engine's semantics end to end.
+	 * @return {@code true} to run it in every build
+	 */
+	protected boolean runsEngineContractInEveryBuild() {
+		return false;
+	}
 
 	@AfterEach
 	void closeExecutors() {

@@ -29,6 +29,11 @@ import io.github.clustersingleton.test.TestStores;
 class H2JdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 
 	@Override
+	protected boolean runsEngineContractInEveryBuild() {
+		return true;
+	}
+
+	@Override
 	protected HikariDataSource createPool() {
 		return TestStores.h2DataSource();
 	}

@@ -32,6 +32,7 @@ import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.PartialRenewalException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.redisson.Redisson;
@@ -58,6 +59,7 @@ import static org.awaitility.Awaitility.await;
  * @author cluster-singleton contributors
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("failover")
 class RedisClusterReplicasTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);

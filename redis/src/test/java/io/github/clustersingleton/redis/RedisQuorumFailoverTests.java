@@ -44,6 +44,7 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -69,6 +70,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * @author cluster-singleton contributors
  */
+@Tag("failover")
 class RedisQuorumFailoverTests {
 
 	private static final Duration TTL = Duration.ofSeconds(2);

@@ -43,6 +43,7 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -83,6 +84,7 @@ import static org.awaitility.Awaitility.await;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.MethodName.class)
+@Tag("failover")
 class RedisSentinelFailoverTests {
 
 	private static final int FAILOVERS = Integer.getInteger("cluster-singleton.failover.count", 5);

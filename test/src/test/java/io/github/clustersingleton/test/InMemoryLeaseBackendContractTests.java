@@ -31,6 +31,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class InMemoryLeaseBackendContractTests extends AbstractLeaseBackendContractTests {
 
+	@Override
+	protected boolean runsEngineContractInEveryBuild() {
+		return true;
+	}
+
 	private final InMemoryLeaseBackend backend = new InMemoryLeaseBackend();
 
 	private final InMemoryLeaseBackend unreachableBackend = new InMemoryLeaseBackend();

@@ -1,0 +1,61 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.contract;
+
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Decides where the engine half of the contract runs. The engine contract runs jobs in
+ * real time (about 85 s per store), so a store's test class runs it only in the full
+ * build (system property {@value #FULL_PROPERTY} {@code true}, set by {@code -Pfull}), or
+ * in every build when the class says so with
+ * {@link AbstractLeaseEngineContractTests#runsEngineContractInEveryBuild()}. The store
+ * half of the contract always runs.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.1.0
+ */
+public final class EngineContractScope implements ExecutionCondition {
+
+	/**
+	 * The system property that turns the engine contract on for every store.
+	 */
+	public static final String FULL_PROPERTY = "cluster-singleton.test.full";
+
+	@Override
+	public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+		boolean engineTest = context.getTestMethod()
+			.map((method) -> method.getDeclaringClass() == AbstractLeaseEngineContractTests.class)
+			.orElse(false);
+		if (!engineTest) {
+			return ConditionEvaluationResult.enabled("not an engine contract test");
+		}
+		if (Boolean.getBoolean(FULL_PROPERTY)) {
+			return ConditionEvaluationResult.enabled("full build");
+		}
+		boolean everyBuild = context.getTestInstance()
+			.filter(AbstractLeaseEngineContractTests.class::isInstance)
+			.map((instance) -> ((AbstractLeaseEngineContractTests) instance).runsEngineContractInEveryBuild())
+			.orElse(false);
+		return everyBuild ? ConditionEvaluationResult.enabled("this store runs the engine contract in every build")
+				: ConditionEvaluationResult
+					.disabled("the engine contract runs on this store in the full build only (./mvnw verify -Pfull)");
+	}
+
+}
