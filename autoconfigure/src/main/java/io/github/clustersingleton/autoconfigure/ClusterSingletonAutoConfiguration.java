@@ -235,12 +235,12 @@ public final class ClusterSingletonAutoConfiguration {
 	 * binding treats property names.
 	 */
 	static @Nullable JobOverride findOverride(ClusterSingletonProperties properties, String name) {
-		Map.Entry<String, ClusterSingletonProperties.Job> entry = findJob(properties, name);
+		Map.Entry<String, JobProperties> entry = findJob(properties, name);
 		if (entry == null) {
 			return null;
 		}
 		String key = entry.getKey();
-		ClusterSingletonProperties.Job job = entry.getValue();
+		JobProperties job = entry.getValue();
 		return new JobOverride(key, job.getLockAtMostFor(), job.getLockAtLeastFor(), job.isEnabled(), job.getMisfire(),
 				job.getMisfireLimit(), job.getRecovery(), job.getMaxAttempts(), job.getRetryDelay(),
 				job.getAlertAfter());
@@ -253,14 +253,14 @@ public final class ClusterSingletonAutoConfiguration {
 	 * @param name the job's name
 	 * @return the entry (its key as written), or {@code null}
 	 */
-	public static Map.@Nullable Entry<String, ClusterSingletonProperties.Job> findJob(
-			ClusterSingletonProperties properties, String name) {
-		ClusterSingletonProperties.Job job = properties.getJobs().get(name);
+	public static Map.@Nullable Entry<String, JobProperties> findJob(ClusterSingletonProperties properties,
+			String name) {
+		JobProperties job = properties.getJobs().get(name);
 		if (job != null) {
 			return Map.entry(name, job);
 		}
 		String wanted = relaxed(name);
-		for (Map.Entry<String, ClusterSingletonProperties.Job> entry : properties.getJobs().entrySet()) {
+		for (Map.Entry<String, JobProperties> entry : properties.getJobs().entrySet()) {
 			if (relaxed(entry.getKey()).equals(wanted)) {
 				return entry;
 			}

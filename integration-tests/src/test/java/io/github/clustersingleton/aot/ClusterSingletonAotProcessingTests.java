@@ -20,6 +20,7 @@ import java.util.Set;
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonProperties;
+import io.github.clustersingleton.autoconfigure.JobProperties;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonTestSupport;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseProperties;
@@ -69,7 +70,7 @@ class ClusterSingletonAotProcessingTests {
 			.accepts(hints);
 		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/clustersingleton/redis/acquire.lua"))
 			.accepts(hints);
-		for (Class<?> properties : Set.of(ClusterSingletonProperties.class, ClusterSingletonProperties.Job.class,
+		for (Class<?> properties : Set.of(ClusterSingletonProperties.class, JobProperties.class,
 				JdbcLeaseProperties.class)) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(properties)).accepts(hints);
 		}

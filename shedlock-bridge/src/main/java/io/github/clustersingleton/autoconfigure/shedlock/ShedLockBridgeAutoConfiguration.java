@@ -25,6 +25,7 @@ import javax.sql.DataSource;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonProperties;
+import io.github.clustersingleton.autoconfigure.JobProperties;
 import io.github.clustersingleton.autoconfigure.LeaseBackendDecorator;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
@@ -83,15 +84,14 @@ public final class ShedLockBridgeAutoConfiguration {
 	LeaseBackendDecorator clusterSingletonShedLockBridge(ShedLockTable table, ClusterSingletonProperties properties,
 			ObjectProvider<JobRegistry> registry) {
 		Function<String, String> lockNames = (name) -> {
-			Map.Entry<String, ClusterSingletonProperties.Job> entry = ClusterSingletonAutoConfiguration
-				.findJob(properties, name);
+			Map.Entry<String, JobProperties> entry = ClusterSingletonAutoConfiguration.findJob(properties, name);
 			String lockName = (entry != null) ? entry.getValue().getShedlockName() : null;
 			return (lockName != null) ? lockName : name;
 		};
 		Function<String, Duration> lockAtMostFor = (
 				name) -> registry.getObject().forName(name).map(JobDefinition::lockAtMostFor).orElseGet(() -> {
-					Map.Entry<String, ClusterSingletonProperties.Job> entry = ClusterSingletonAutoConfiguration
-						.findJob(properties, name);
+					Map.Entry<String, JobProperties> entry = ClusterSingletonAutoConfiguration.findJob(properties,
+							name);
 					Duration configured = (entry != null) ? entry.getValue().getLockAtMostFor() : null;
 					return (configured != null) ? configured : properties.getDefaultLockAtMostFor();
 				});
