@@ -27,12 +27,6 @@ import io.github.clustersingleton.test.TestStores;
  * @author cluster-singleton contributors
  */
 class H2JdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
-
-	@Override
-	protected boolean runsEngineContractInEveryBuild() {
-		return true;
-	}
-
 	@Override
 	protected HikariDataSource createPool() {
 		return TestStores.h2DataSource();
