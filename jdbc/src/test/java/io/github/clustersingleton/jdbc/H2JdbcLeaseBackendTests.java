@@ -27,6 +27,7 @@ import io.github.clustersingleton.test.TestStores;
  * @author cluster-singleton contributors
  */
 class H2JdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
+
 	@Override
 	protected HikariDataSource createPool() {
 		return TestStores.h2DataSource();
