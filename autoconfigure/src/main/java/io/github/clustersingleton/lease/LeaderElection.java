@@ -122,8 +122,8 @@ public final class LeaderElection implements ClusterLeadership {
 		if (standAsideUntil != 0 && this.ticker.nanoTime() - standAsideUntil < 0) {
 			return;
 		}
-		LeaseRequest request = new LeaseRequest(this.leaseName, this.owner, ClusterSingletonExecutor.newLeaseToken(),
-				this.ttl, null);
+		LeaseRequest request = new LeaseRequest(this.leaseName, this.owner, EngineSupport.newLeaseToken(), this.ttl,
+				null);
 		long sent = this.ticker.nanoTime();
 		AcquireResult result;
 		try {

@@ -116,7 +116,7 @@ final class RunLedgerWriter {
 			this.lastWarning = now;
 			logger.warn(
 					"cluster-singleton could not write to the run ledger: " + what
-							+ ((ex != null) ? ": " + ClusterSingletonExecutor.describeFailure(ex) : "")
+							+ ((ex != null) ? ": " + EngineSupport.describeFailure(ex) : "")
 							+ "; runs go on, their history is lost (repeated at most once a minute)",
 					logger.isDebugEnabled() ? ex : null);
 		}
