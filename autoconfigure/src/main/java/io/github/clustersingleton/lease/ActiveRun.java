@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One guarded run that holds its lease: the context the job sees, and the state the
- * watchdog works on. Deadlines are measured on the monotonic clock
- * ({@link System#nanoTime()}), so a wall-clock step cannot extend a lease.
+ * watchdog works on. Deadlines are measured on the monotonic clock ({@link Ticker}), so a
+ * wall-clock step cannot extend a lease.
  *
  * @author cluster-singleton contributors
  */
@@ -60,6 +60,8 @@ final class ActiveRun extends ClusterSingletonContext {
 
 	private final List<Instant> missedSlots;
 
+	private final Ticker ticker;
+
 	ActiveRun(JobDefinition job, HeldLease lease, Thread thread, long requestedNanos, long ttlNanos) {
 		this(job, lease, thread, requestedNanos, ttlNanos, 1,
 				(lease.slot() != null) ? RunTrigger.SCHEDULED : RunTrigger.DIRECT, List.of());
@@ -67,7 +69,13 @@ final class ActiveRun extends ClusterSingletonContext {
 
 	ActiveRun(JobDefinition job, HeldLease lease, Thread thread, long requestedNanos, long ttlNanos, int attempt,
 			RunTrigger trigger, List<Instant> missedSlots) {
+		this(job, lease, thread, requestedNanos, ttlNanos, attempt, trigger, missedSlots, Ticker.SYSTEM);
+	}
+
+	ActiveRun(JobDefinition job, HeldLease lease, Thread thread, long requestedNanos, long ttlNanos, int attempt,
+			RunTrigger trigger, List<Instant> missedSlots, Ticker ticker) {
 		this.job = job;
+		this.ticker = ticker;
 		this.lease = lease;
 		this.thread = thread;
 		this.attempt = attempt;
@@ -241,7 +249,7 @@ final class ActiveRun extends ClusterSingletonContext {
 		if (this.lossReason != null) {
 			return false;
 		}
-		long now = System.nanoTime();
+		long now = this.ticker.nanoTime();
 		return now - this.deadlineNanos < 0 && now - this.capNanos < 0;
 	}
 
@@ -251,7 +259,7 @@ final class ActiveRun extends ClusterSingletonContext {
 		if (reason != null) {
 			return reason;
 		}
-		long now = System.nanoTime();
+		long now = this.ticker.nanoTime();
 		if (now - this.capNanos >= 0) {
 			return "the run exceeded its lockAtMostFor of " + this.job.lockAtMostFor();
 		}

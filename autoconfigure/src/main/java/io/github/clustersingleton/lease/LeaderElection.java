@@ -59,12 +59,20 @@ public final class LeaderElection implements ClusterLeadership {
 	private volatile boolean closed;
 
 	/**
-	 * Until when (System.nanoTime) this node does not ask for the leader lease after it
+	 * Until when (ticker time) this node does not ask for the leader lease after it
 	 * stepped down, or 0.
 	 */
 	private volatile long standAsideUntilNanos;
 
+	private final Ticker ticker;
+
 	LeaderElection(LeaseBackend backend, String owner, String leaseName, Duration ttl, Listener listener) {
+		this(backend, owner, leaseName, ttl, listener, Ticker.SYSTEM);
+	}
+
+	LeaderElection(LeaseBackend backend, String owner, String leaseName, Duration ttl, Listener listener,
+			Ticker ticker) {
+		this.ticker = ticker;
 		this.backend = backend;
 		this.owner = owner;
 		this.leaseName = leaseName;
@@ -82,7 +90,7 @@ public final class LeaderElection implements ClusterLeadership {
 
 	@Override
 	public boolean isLeader() {
-		return this.lease != null && System.nanoTime() - this.deadlineNanos < 0;
+		return this.lease != null && this.ticker.nanoTime() - this.deadlineNanos < 0;
 	}
 
 	@Override
@@ -111,12 +119,12 @@ public final class LeaderElection implements ClusterLeadership {
 			return;
 		}
 		long standAsideUntil = this.standAsideUntilNanos;
-		if (standAsideUntil != 0 && System.nanoTime() - standAsideUntil < 0) {
+		if (standAsideUntil != 0 && this.ticker.nanoTime() - standAsideUntil < 0) {
 			return;
 		}
-		LeaseRequest request = new LeaseRequest(this.leaseName, this.owner, ClusterSingletonExecutor.newLeaseToken(),
-				this.ttl, null);
-		long sent = System.nanoTime();
+		LeaseRequest request = new LeaseRequest(this.leaseName, this.owner, EngineSupport.newLeaseToken(), this.ttl,
+				null);
+		long sent = this.ticker.nanoTime();
 		AcquireResult result;
 		try {
 			result = this.backend.tryAcquire(request);
@@ -129,7 +137,7 @@ public final class LeaderElection implements ClusterLeadership {
 			return;
 		}
 		HeldLease granted = HeldLease.of(request, result.fencingToken());
-		if (System.nanoTime() - sent >= this.ttl.toNanos() || this.closed) {
+		if (this.ticker.nanoTime() - sent >= this.ttl.toNanos() || this.closed) {
 			// granted too late to be sure no one else holds it by now, or while closing
 			release(granted);
 			return;
@@ -208,7 +216,7 @@ public final class LeaderElection implements ClusterLeadership {
 		if (lease == null || this.closed) {
 			return;
 		}
-		this.standAsideUntilNanos = System.nanoTime() + this.ttl.multipliedBy(3).toNanos();
+		this.standAsideUntilNanos = this.ticker.nanoTime() + this.ttl.multipliedBy(3).toNanos();
 		revoke(lease, reason);
 		release(lease);
 	}

@@ -22,10 +22,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -74,7 +72,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
 	private final Set<ActiveRun> runs = ConcurrentHashMap.newKeySet();
 
-	private final ScheduledThreadPoolExecutor timer;
+	private final ScheduledExecutorService timer;
 
 	private final ExecutorService renewer;
 
@@ -86,7 +84,9 @@ public final class LeaseWatchdog implements AutoCloseable {
 
 	private volatile @Nullable LeaderElection leader;
 
-	private volatile long lastWarnNanos = System.nanoTime() - WARN_INTERVAL_NANOS;
+	private final Ticker ticker;
+
+	private volatile long lastWarnNanos;
 
 	private final AtomicInteger suppressedWarnings = new AtomicInteger();
 
@@ -100,23 +100,32 @@ public final class LeaseWatchdog implements AutoCloseable {
 	 */
 	public LeaseWatchdog(LeaseBackend backend, Duration ttl, boolean interruptOnLeaseLoss,
 			ClusterSingletonListener listener) {
+		this(backend, ttl, interruptOnLeaseLoss, listener, Ticker.SYSTEM, EngineExecutors.standard());
+	}
+
+	/**
+	 * Create a watchdog that reads time from {@code ticker} and runs on threads from
+	 * {@code executors}.
+	 * @param backend the store to renew leases in
+	 * @param ttl the lease time to live
+	 * @param interruptOnLeaseLoss whether to interrupt the thread of a run that lost its
+	 * lease
+	 * @param listener the listener to notify
+	 * @param ticker the monotonic clock
+	 * @param executors creates the timer and the renewal thread
+	 * @since 0.3.0
+	 */
+	public LeaseWatchdog(LeaseBackend backend, Duration ttl, boolean interruptOnLeaseLoss,
+			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors) {
+		this.ticker = ticker;
+		this.lastWarnNanos = ticker.nanoTime() - WARN_INTERVAL_NANOS;
 		this.backend = backend;
 		this.ttlNanos = ttl.toNanos();
 		this.intervalNanos = Math.max(this.ttlNanos / 3, TimeUnit.MILLISECONDS.toNanos(10));
 		this.interruptOnLeaseLoss = interruptOnLeaseLoss;
 		this.listener = listener;
-		this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("cluster-singleton-watchdog"));
-		this.timer.setRemoveOnCancelPolicy(true);
-		this.timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-		this.renewer = Executors.newSingleThreadExecutor(daemonThreads("cluster-singleton-renewal"));
-	}
-
-	private static ThreadFactory daemonThreads(String name) {
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, name);
-			thread.setDaemon(true);
-			return thread;
-		};
+		this.timer = executors.watchdogTimer();
+		this.renewer = executors.renewer();
 	}
 
 	/**
@@ -156,9 +165,9 @@ public final class LeaseWatchdog implements AutoCloseable {
 			}
 			// a lease granted late (a slow acquire round trip) can reach its local
 			// deadline before the next tick: check it right there
-			long untilDeadline = run.deadlineNanos() - System.nanoTime();
+			long untilDeadline = run.deadlineNanos() - this.ticker.nanoTime();
 			this.timer.schedule(() -> checkDeadline(run), Math.max(0, untilDeadline), TimeUnit.NANOSECONDS);
-			long untilCap = run.capNanos() - System.nanoTime();
+			long untilCap = run.capNanos() - this.ticker.nanoTime();
 			return this.timer.schedule(() -> checkCap(run), Math.max(0, untilCap), TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException ex) {
@@ -211,7 +220,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	 */
 	private void tick() {
 		try {
-			long now = System.nanoTime();
+			long now = this.ticker.nanoTime();
 			LeaderElection leader = this.leader;
 			HeldLease leaderLease = null;
 			long earliestDeadline = now + this.intervalNanos;
@@ -250,7 +259,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 			// a renewal that keeps failing must not leave a run past its deadline until
 			// the
 			// next tick: check again right at the earliest deadline
-			long untilDeadline = earliestDeadline - System.nanoTime();
+			long untilDeadline = earliestDeadline - this.ticker.nanoTime();
 			if (untilDeadline < this.intervalNanos && !this.closed) {
 				this.timer.schedule(this::checkDeadlines, Math.max(0, untilDeadline), TimeUnit.NANOSECONDS);
 			}
@@ -261,14 +270,14 @@ public final class LeaseWatchdog implements AutoCloseable {
 	}
 
 	private void checkDeadline(ActiveRun run) {
-		if (this.runs.contains(run) && System.nanoTime() - run.deadlineNanos() >= 0) {
+		if (this.runs.contains(run) && this.ticker.nanoTime() - run.deadlineNanos() >= 0) {
 			lose(run, "no renewal succeeded within the lease TTL of " + Duration.ofNanos(this.ttlNanos)
 					+ "; another node may hold the lease now");
 		}
 	}
 
 	private void checkDeadlines() {
-		long now = System.nanoTime();
+		long now = this.ticker.nanoTime();
 		LeaderElection leader = this.leader;
 		if (leader != null) {
 			leader.checkDeadline(now);
@@ -306,10 +315,10 @@ public final class LeaseWatchdog implements AutoCloseable {
 			leases = new ArrayList<>(runLeases);
 			leases.add(leaderLease);
 		}
-		long sent = System.nanoTime();
+		long sent = this.ticker.nanoTime();
 		try {
 			Set<String> renewed = this.backend.renew(leases, Duration.ofNanos(this.ttlNanos));
-			long took = System.nanoTime() - sent;
+			long took = this.ticker.nanoTime() - sent;
 			if (leader != null && leaderLease != null) {
 				if (renewed.contains(leaderLease.leaseToken())) {
 					leader.renewed(leaderLease, sent);
@@ -332,7 +341,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 		catch (PartialRenewalException ex) {
 			// the renewed leases are good for another TTL, the lost ones are gone, and
 			// the others are retried at the next tick, until their local deadline
-			long took = System.nanoTime() - sent;
+			long took = this.ticker.nanoTime() - sent;
 			for (ActiveRun run : batch) {
 				String token = run.lease().leaseToken();
 				if (ex.getRenewed().contains(token)) {
@@ -355,7 +364,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 			notifyRenewal(leases, ex.getRenewed().size(), took, ex);
 		}
 		catch (Throwable ex) {
-			long took = System.nanoTime() - sent;
+			long took = this.ticker.nanoTime() - sent;
 			warnRenewalFailure(leases.size(), ex);
 			notifyRenewal(leases, 0, took, ex);
 		}
@@ -371,7 +380,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	}
 
 	private void warnRenewalFailure(int count, Throwable ex) {
-		long now = System.nanoTime();
+		long now = this.ticker.nanoTime();
 		if (now - this.lastWarnNanos >= WARN_INTERVAL_NANOS) {
 			this.lastWarnNanos = now;
 			int suppressed = this.suppressedWarnings.getAndSet(0);

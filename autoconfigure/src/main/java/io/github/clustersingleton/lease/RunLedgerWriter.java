@@ -16,8 +16,7 @@
 
 package io.github.clustersingleton.lease;
 
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,8 +24,6 @@ import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Writes to the run ledger off the runs' threads, in order, on one daemon thread with a
@@ -46,20 +43,25 @@ final class RunLedgerWriter {
 
 	private final RunLedger ledger;
 
-	private final ThreadPoolExecutor writer;
+	private final ExecutorService writer;
+
+	private final Ticker ticker;
 
 	private final AtomicLong failures = new AtomicLong();
 
-	private volatile long lastWarning = System.nanoTime() - WARN_INTERVAL_NANOS;
+	private volatile long lastWarning;
 
 	private volatile int maxRuns = 100;
 
 	RunLedgerWriter(RunLedger ledger) {
+		this(ledger, Ticker.SYSTEM, EngineExecutors.standard());
+	}
+
+	RunLedgerWriter(RunLedger ledger, Ticker ticker, EngineExecutors executors) {
 		this.ledger = ledger;
-		CustomizableThreadFactory threads = new CustomizableThreadFactory("cluster-singleton-ledger-");
-		threads.setDaemon(true);
-		this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE_CAPACITY),
-				threads, (task, executor) -> failed("the ledger queue is full", null));
+		this.ticker = ticker;
+		this.lastWarning = ticker.nanoTime() - WARN_INTERVAL_NANOS;
+		this.writer = executors.ledgerWriter(QUEUE_CAPACITY, () -> failed("the ledger queue is full", null));
 	}
 
 	void setMaxRuns(int maxRuns) {
@@ -109,12 +111,12 @@ final class RunLedgerWriter {
 
 	private void failed(String what, RuntimeException ex) {
 		this.failures.incrementAndGet();
-		long now = System.nanoTime();
+		long now = this.ticker.nanoTime();
 		if (now - this.lastWarning >= WARN_INTERVAL_NANOS) {
 			this.lastWarning = now;
 			logger.warn(
 					"cluster-singleton could not write to the run ledger: " + what
-							+ ((ex != null) ? ": " + ClusterSingletonExecutor.describeFailure(ex) : "")
+							+ ((ex != null) ? ": " + EngineSupport.describeFailure(ex) : "")
 							+ "; runs go on, their history is lost (repeated at most once a minute)",
 					logger.isDebugEnabled() ? ex : null);
 		}

@@ -1,0 +1,83 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.clustersingleton.lease;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Creates the threads the engine runs its background work on: the watchdog's timer and
+ * renewal thread, the pending-work monitor and its recovery workers, the completion
+ * retries and the run-ledger writer. Each method is called once per engine, when the
+ * engine needs that pool. Production uses {@link #standard()}; a test can hand the engine
+ * executors it steps by hand, together with a manual {@link Ticker}.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.3.0
+ */
+public interface EngineExecutors {
+
+	/**
+	 * Return the pools of a production engine: daemon threads named
+	 * {@code cluster-singleton-*}.
+	 * @return the standard executors
+	 */
+	static EngineExecutors standard() {
+		return StandardEngineExecutors.INSTANCE;
+	}
+
+	/**
+	 * Create the watchdog's timer: deadline checks and ticks, never a store round trip.
+	 * Tasks cancelled or still delayed at shutdown must not run.
+	 * @return a single-threaded scheduled executor
+	 */
+	ScheduledExecutorService watchdogTimer();
+
+	/**
+	 * Create the watchdog's renewal thread, which makes the store round trips of the
+	 * renewals and of the leader election.
+	 * @return a single-threaded executor
+	 */
+	ExecutorService renewer();
+
+	/**
+	 * Create the thread of the background work: pending-work scans and the refresh of the
+	 * cluster-wide last successes.
+	 * @return a single-threaded scheduled executor
+	 */
+	ScheduledExecutorService monitor();
+
+	/**
+	 * Create the workers that run recovery and catch-up work, one job at a time each.
+	 * @return an executor
+	 */
+	ExecutorService recoveryWorkers();
+
+	/**
+	 * Create the thread that retries completions the store did not take.
+	 * @return a single-threaded scheduled executor
+	 */
+	ScheduledExecutorService completionRetries();
+
+	/**
+	 * Create the run-ledger writer: one thread, in order, with a bounded queue.
+	 * @param queueCapacity how many writes may wait
+	 * @param whenFull called instead of a write that finds the queue full
+	 * @return a single-threaded executor
+	 */
+	ExecutorService ledgerWriter(int queueCapacity, Runnable whenFull);
+
+}

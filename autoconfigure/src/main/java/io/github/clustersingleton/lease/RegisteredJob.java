@@ -1,0 +1,32 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+/**
+ * A job the scheduler triggers, registered with a way to run its body outside a trigger.
+ *
+ * @param job the job
+ * @param invocation runs the job's body
+ * @author cluster-singleton contributors
+ */
+record RegisteredJob(JobDefinition job, ClusterSingletonExecutor.Invocation invocation) {
+
+	boolean hasPolicy() {
+		return this.job.schedule() != null && this.job.policies().claimPolicy().isActive();
+	}
+
+}
