@@ -20,26 +20,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
@@ -48,9 +36,9 @@ import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.StoreClockObserver;
+import io.github.clustersingleton.redis.MemberCalls.Answer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -105,18 +93,13 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final List<RedisLeaseBackend> members;
 
-	private final String keyPrefix;
+	private final RedisKeys keys;
 
 	private final int majority;
 
-	/**
-	 * One thread per member: the calls to a member run in the order they were made, so a
-	 * release or commit never overtakes the grant it follows, also when a round stopped
-	 * waiting for that member.
-	 */
-	private final List<ExecutorService> pools;
+	private final MemberCalls calls;
 
-	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
+	private final StoreTimeRelay storeTime = new StoreTimeRelay();
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -141,19 +124,9 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 			members.add(new RedisLeaseBackend(executor, keyPrefix));
 		}
 		this.members = List.copyOf(members);
-		this.keyPrefix = keyPrefix;
+		this.keys = new RedisKeys(keyPrefix);
 		this.majority = executors.size() / 2 + 1;
-		AtomicInteger threads = new AtomicInteger();
-		ThreadFactory factory = (runnable) -> {
-			Thread thread = new Thread(runnable, "cluster-singleton-quorum-" + threads.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
-		List<ExecutorService> pools = new ArrayList<>();
-		for (int i = 0; i < executors.size(); i++) {
-			pools.add(Executors.newSingleThreadExecutor(factory));
-		}
-		this.pools = List.copyOf(pools);
+		this.calls = new MemberCalls(this.executors, this.majority);
 	}
 
 	@Override
@@ -194,31 +167,13 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	public void initialize() {
 		for (int i = 0; i < this.members.size(); i++) {
 			this.members.get(i).initialize();
-			try {
-				Map<String, String> fsync = this.executors.get(i).getConfig("appendfsync");
-				Map<String, String> appendOnly = this.executors.get(i).getConfig("appendonly");
-				boolean always = appendOnly.values().stream().anyMatch("yes"::equalsIgnoreCase)
-						&& fsync.values().stream().anyMatch("always"::equalsIgnoreCase);
-				if (!fsync.isEmpty() && !always) {
-					logger.warn("cluster-singleton: Redis quorum member " + this.executors.get(i) + " does not "
-							+ "write every change to disk before it answers (it needs appendonly yes and appendfsync "
-							+ "always). If it restarts and loses recent writes, fencing tokens and cron slots stay "
-							+ "exact only while every other member is up; and it must stay down for a lease TTL "
-							+ "before it rejoins, or two nodes may hold one lease. See the Redis page of the "
-							+ "cluster-singleton documentation");
-				}
-			}
-			catch (RuntimeException ex) {
-				logger.debug("cluster-singleton could not read the persistence settings of Redis quorum member "
-						+ this.executors.get(i), ex);
-			}
+			RedisServerChecks.warnUnlessEveryWriteIsSynced(this.executors.get(i));
 		}
 	}
 
 	@Override
 	public void setStoreClockObserver(StoreClockObserver observer) {
-		Assert.notNull(observer, "'observer' must not be null");
-		this.storeClockObserver = observer;
+		this.storeTime.set(observer);
 	}
 
 	@Override
@@ -234,10 +189,8 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 					+ "misfire policies (job '" + request.jobName() + "')");
 		}
 		// nodes whose triggers fire at the same instant can split the members between
-		// them
-		// so that none has a majority: each gave its grants back; try again after a
-		// random
-		// pause, as Redlock does, a few times
+		// them so that none has a majority: each gave its grants back; try again after
+		// a random pause, as Redlock does, a few times
 		for (int attempt = 1;; attempt++) {
 			try {
 				return tryAcquireOnce(request);
@@ -262,56 +215,19 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		long ttlMillis = Math.max(1, request.ttl().toMillis());
 		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
 		String jobName = request.jobName();
-		List<String> keys = List.of(this.members.get(0).leaseKey(jobName), this.members.get(0).metaKey(jobName));
 		Instant slot = request.slot();
-		String slotArg = (slot != null) ? Long.toString(slot.toEpochMilli()) : "";
-		List<String> grantArgs = List.of(request.owner(), request.leaseToken(),
-				Long.toString(memberTtlMillis(ttlMillis)), slotArg, Long.toString(request.slotTolerance().toMillis()));
-		List<Answer<List<Object>>> grants = onAll(
-				(i) -> this.executors.get(i).execute(RedisLeaseScript.QUORUM_GRANT, keys, grantArgs),
-				started + validityNanos);
-		int granted = 0;
-		int answered = 0;
-		long maxFence = 0;
-		Instant maxLastSlot = null;
-		List<Long> times = new ArrayList<>();
-		Map<String, Integer> holders = new HashMap<>();
-		Set<Integer> refused = new HashSet<>();
-		for (Answer<List<Object>> answer : grants) {
-			if (answer.failure != null) {
-				continue;
+		QuorumGrantCall grant = new QuorumGrantCall(request, memberTtlMillis(ttlMillis));
+		List<Answer<List<Object>>> grants = this.calls.onAll((i) -> execute(i, grant), started + validityNanos);
+		QuorumTally tally = QuorumTally.of(grant, grants);
+		Instant storeTime = tally.storeTime();
+		Instant maxLastSlot = tally.maxLastSlot();
+		if (tally.granted() < this.majority) {
+			releaseGrants(request, tally.refused());
+			if (tally.answered() < this.majority) {
+				throw this.calls.unavailable("acquire the lease of job '" + jobName + "'", tally.answered(), grants);
 			}
-			List<Object> reply = answer.value;
-			answered++;
-			if (RedisLeaseBackend.asLong(RedisLeaseBackend.element(reply, 0)) == 1) {
-				granted++;
-			}
-			else {
-				refused.add(answer.member);
-				String holder = RedisLeaseBackend.asText(RedisLeaseBackend.element(reply, 1));
-				if (holder != null) {
-					holders.merge(holder, 1, Integer::sum);
-				}
-			}
-			Instant lastSlot = RedisLeaseBackend.asInstant(RedisLeaseBackend.element(reply, 2));
-			if (lastSlot != null && (maxLastSlot == null || lastSlot.isAfter(maxLastSlot))) {
-				maxLastSlot = lastSlot;
-			}
-			times.add(RedisLeaseBackend.asLong(RedisLeaseBackend.element(reply, 3)));
-			maxFence = Math.max(maxFence, RedisLeaseBackend.asLong(RedisLeaseBackend.element(reply, 4)));
-		}
-		Instant storeTime = median(times);
-		if (granted < this.majority) {
-			releaseGrants(request, refused);
-			if (answered < this.majority) {
-				throw unavailable("acquire the lease of job '" + jobName + "'", answered, grants);
-			}
-			observe(storeTime);
-			String holder = holders.entrySet()
-				.stream()
-				.max(Map.Entry.comparingByValue())
-				.map(Map.Entry::getKey)
-				.orElse(null);
+			this.storeTime.observe(storeTime);
+			String holder = tally.holder();
 			AcquireResult result = AcquireResult.notAcquired(request, holder, maxLastSlot, storeTime);
 			return (result.outcome() == AcquireResult.Outcome.HELD && holder == null) ? AcquireResult.held(null)
 					: result;
@@ -319,41 +235,46 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (slot != null && maxLastSlot != null && !slot.isAfter(maxLastSlot)) {
 			// a majority granted, but a member that did not (or a minority that lagged)
 			// knows a later claim of this slot or a later one
-			releaseGrants(request, refused);
-			observe(storeTime);
+			releaseGrants(request, tally.refused());
+			this.storeTime.observe(storeTime);
 			return AcquireResult.slotDone(maxLastSlot);
 		}
-		long fence = maxFence + 1;
+		long fence = tally.maxFence() + 1;
 		this.betweenPhases.run();
-		List<String> commitArgs = List.of(request.leaseToken(), Long.toString(fence), slotArg);
-		List<Answer<List<Object>>> commits = onAll(
-				(i) -> this.executors.get(i).execute(RedisLeaseScript.QUORUM_COMMIT, keys, commitArgs),
-				started + validityNanos);
+		QuorumCommitCall commit = new QuorumCommitCall(jobName, request.leaseToken(), fence, slot);
+		List<Answer<List<Object>>> commits = this.calls.onAll((i) -> execute(i, commit), started + validityNanos);
 		int confirmed = 0;
 		int committedAnswers = 0;
 		for (Answer<List<Object>> answer : commits) {
-			if (answer.failure == null) {
+			if (answer.failure() == null) {
 				committedAnswers++;
-				if (RedisLeaseBackend.asLong(RedisLeaseBackend.element(answer.value, 0)) == 1) {
+				if (commit.decode(answer.value())) {
 					confirmed++;
 				}
 			}
 		}
 		boolean inTime = System.nanoTime() - started < validityNanos;
 		if (confirmed >= this.majority && inTime) {
-			observe(storeTime);
+			this.storeTime.observe(storeTime);
 			return AcquireResult.acquired(fence);
 		}
-		releaseGrants(request, refused);
+		releaseGrants(request, tally.refused());
 		if (!inTime) {
 			throw new RedisQuorumException("cluster-singleton could not acquire the lease of job '" + jobName
 					+ "' on a Redis quorum within its validity (the lease TTL, " + ttlMillis + "ms): the acquisition "
 					+ "took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + "ms; released it");
 		}
 		if (committedAnswers < this.majority) {
-			throw unavailable("confirm the lease of job '" + jobName + "'", committedAnswers, commits);
+			throw this.calls.unavailable("confirm the lease of job '" + jobName + "'", committedAnswers, commits);
 		}
 		return AcquireResult.held(null);
+	}
+
+	/**
+	 * Run a call on one member, and leave its reply to decode in the caller's thread.
+	 */
+	private List<Object> execute(int member, RedisScriptCall<?> call) {
+		return this.executors.get(member).execute(call.script(), call.keys(this.keys), call.args());
 	}
 
 	/**
@@ -372,16 +293,16 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (targets.isEmpty()) {
 			return;
 		}
-		List<Answer<Boolean>> answers = onMembers(targets, (i) -> {
+		List<Answer<Boolean>> answers = this.calls.onMembers(targets, (i) -> {
 			this.members.get(i).release(lease, Duration.ZERO);
 			return true;
 		}, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, request.ttl().toMillis())));
 		for (Answer<Boolean> answer : answers) {
-			if (answer.failure != null && logger.isDebugEnabled()) {
+			if (answer.failure() != null && logger.isDebugEnabled()) {
 				logger.debug(
 						"cluster-singleton could not release a failed quorum acquisition of job '" + request.jobName()
-								+ "' on member " + this.executors.get(answer.member) + "; it expires there by itself",
-						answer.failure);
+								+ "' on member " + this.executors.get(answer.member()) + "; it expires there by itself",
+						answer.failure());
 			}
 		}
 	}
@@ -398,19 +319,15 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		long validityNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
 		Duration memberTtl = Duration.ofMillis(memberTtlMillis(ttlMillis));
 		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
-		List<Answer<Set<String>>> answers = onAll((i) -> this.members.get(i).renew(distinct, memberTtl),
+		List<Answer<Set<String>>> answers = this.calls.onAll((i) -> this.members.get(i).renew(distinct, memberTtl),
 				started + validityNanos);
 		Map<String, Integer> counts = new HashMap<>();
-		int answered = 0;
 		for (Answer<Set<String>> answer : answers) {
-			if (answer.failure == null) {
-				answered++;
-				answer.value.forEach((token) -> counts.merge(token, 1, Integer::sum));
+			if (answer.failure() == null) {
+				answer.value().forEach((token) -> counts.merge(token, 1, Integer::sum));
 			}
 		}
-		if (answered < this.majority) {
-			throw unavailable("renew " + distinct.size() + " lease(s)", answered, answers);
-		}
+		this.calls.requireMajority("renew " + distinct.size() + " lease(s)", answers);
 		if (System.nanoTime() - started >= validityNanos) {
 			throw new RedisQuorumException("cluster-singleton could not renew its leases on a Redis quorum within "
 					+ "their validity (the lease TTL, " + ttlMillis + "ms)");
@@ -428,14 +345,11 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	public void release(HeldLease lease, Duration lockAtLeastFor) {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
-		List<Answer<Boolean>> answers = onAll((i) -> {
+		List<Answer<Boolean>> answers = this.calls.onAll((i) -> {
 			this.members.get(i).release(lease, lockAtLeastFor);
 			return true;
 		}, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
-		long answered = answers.stream().filter((answer) -> answer.failure == null).count();
-		if (answered < this.majority) {
-			throw unavailable("release the lease of job '" + lease.jobName() + "'", (int) answered, answers);
-		}
+		this.calls.requireMajority("release the lease of job '" + lease.jobName() + "'", answers);
 	}
 
 	/**
@@ -462,63 +376,19 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	@Override
 	public Optional<LeaseInfo> describe(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
-		List<Answer<Optional<LeaseInfo>>> answers = onAll((i) -> this.members.get(i).describe(jobName),
+		List<Answer<Optional<LeaseInfo>>> answers = this.calls.onAll((i) -> this.members.get(i).describe(jobName),
 				System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
-		int answered = 0;
-		boolean seen = false;
-		long fence = 0;
-		Instant lastSlot = null;
-		Map<String, List<LeaseInfo>> live = new HashMap<>();
-		for (Answer<Optional<LeaseInfo>> answer : answers) {
-			if (answer.failure != null) {
-				continue;
-			}
-			answered++;
-			if (answer.value.isEmpty()) {
-				continue;
-			}
-			seen = true;
-			LeaseInfo info = answer.value.get();
-			fence = Math.max(fence, info.fencingToken());
-			if (info.lastSlot() != null && (lastSlot == null || info.lastSlot().isAfter(lastSlot))) {
-				lastSlot = info.lastSlot();
-			}
-			if (info.live() && info.holder() != null) {
-				live.computeIfAbsent(info.holder(), (holder) -> new ArrayList<>()).add(info);
-			}
-		}
-		if (answered < this.majority) {
-			throw unavailable("describe job '" + jobName + "'", answered, answers);
-		}
-		if (!seen) {
-			return Optional.empty();
-		}
-		for (Map.Entry<String, List<LeaseInfo>> entry : live.entrySet()) {
-			if (entry.getValue().size() >= this.majority) {
-				// the lease as the member whose expiry ends the majority tells it: after
-				// that
-				// expiry, fewer than a majority of the members hold it
-				List<LeaseInfo> byExpiry = new ArrayList<>(entry.getValue());
-				byExpiry
-					.sort(Comparator.comparing(LeaseInfo::expiresAt, Comparator.nullsLast(Comparator.naturalOrder())));
-				LeaseInfo deciding = byExpiry.get(byExpiry.size() - this.majority);
-				return Optional.of(new LeaseInfo(jobName, entry.getKey(), true, deciding.acquiredAt(),
-						deciding.expiresAt(), fence, lastSlot));
-			}
-		}
-		return Optional.of(new LeaseInfo(jobName, null, false, null, null, fence, lastSlot));
+		this.calls.requireMajority("describe job '" + jobName + "'", answers);
+		return QuorumTally.describe(jobName, answers, this.majority);
 	}
 
 	@Override
 	public boolean forceRelease(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
-		List<Answer<Boolean>> answers = onAll((i) -> this.members.get(i).forceRelease(jobName),
+		List<Answer<Boolean>> answers = this.calls.onAll((i) -> this.members.get(i).forceRelease(jobName),
 				System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
-		long answered = answers.stream().filter((answer) -> answer.failure == null).count();
-		if (answered < this.majority) {
-			throw unavailable("force-release job '" + jobName + "'", (int) answered, answers);
-		}
-		return answers.stream().anyMatch((answer) -> answer.failure == null && Boolean.TRUE.equals(answer.value));
+		this.calls.requireMajority("force-release job '" + jobName + "'", answers);
+		return answers.stream().anyMatch((answer) -> answer.failure() == null && Boolean.TRUE.equals(answer.value()));
 	}
 
 	/**
@@ -526,14 +396,11 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	@Override
 	public void probe() {
-		List<Answer<Boolean>> answers = onAll((i) -> {
+		List<Answer<Boolean>> answers = this.calls.onAll((i) -> {
 			this.members.get(i).probe();
 			return true;
 		}, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
-		long answered = answers.stream().filter((answer) -> answer.failure == null).count();
-		if (answered < this.majority) {
-			throw unavailable("probe", (int) answered, answers);
-		}
+		this.calls.requireMajority("probe", answers);
 	}
 
 	/**
@@ -554,11 +421,7 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * @throws Exception when a member's calls did not end in time
 	 */
 	void awaitPendingCalls(Duration timeout) throws Exception {
-		for (ExecutorService pool : this.pools) {
-			// one thread per member: this runs after everything sent to it before
-			pool.submit(() -> {
-			}).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-		}
+		this.calls.awaitPendingCalls(timeout);
 	}
 
 	/**
@@ -566,7 +429,7 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.pools.forEach(ExecutorService::shutdownNow);
+		this.calls.shutdownNow();
 		synchronized (this.resources) {
 			for (AutoCloseable resource : this.resources) {
 				try {
@@ -598,124 +461,9 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		return ttlMillis + drift(ttlMillis);
 	}
 
-	private void observe(@Nullable Instant storeTime) {
-		if (storeTime == null) {
-			return;
-		}
-		try {
-			this.storeClockObserver.storeTimeObserved(storeTime);
-		}
-		catch (RuntimeException ex) {
-			// an observer must not turn a good round trip into a failure
-		}
-	}
-
-	private static @Nullable Instant median(List<Long> times) {
-		if (times.isEmpty()) {
-			return null;
-		}
-		List<Long> sorted = new ArrayList<>(times);
-		sorted.sort(Long::compare);
-		return Instant.ofEpochMilli(sorted.get(sorted.size() / 2));
-	}
-
-	private RedisQuorumException unavailable(String what, int answered, List<? extends Answer<?>> answers) {
-		RedisQuorumException ex = new RedisQuorumException("cluster-singleton could not " + what + ": only " + answered
-				+ " of " + this.members.size() + " Redis quorum members answered, " + this.majority + " needed");
-		for (Answer<?> answer : answers) {
-			if (answer.failure != null) {
-				ex.addSuppressed(answer.failure);
-			}
-		}
-		return ex;
-	}
-
-	private <T> List<Answer<T>> onAll(Function<Integer, T> call, long deadlineNanos) {
-		List<Integer> all = new ArrayList<>();
-		for (int i = 0; i < this.members.size(); i++) {
-			all.add(i);
-		}
-		return onMembers(all, call, deadlineNanos, this.majority);
-	}
-
-	private <T> List<Answer<T>> onMembers(List<Integer> targets, Function<Integer, T> call, long deadlineNanos) {
-		return onMembers(targets, call, deadlineNanos, targets.size());
-	}
-
-	/**
-	 * Call the given members in parallel and wait for their answers until the deadline
-	 * ({@link System#nanoTime()}). Once {@code enough} members have answered without
-	 * failure, the others get as long again as those took (at least 2ms) and then count
-	 * as failed: a member that is down, whose client waits for its timeout, does not slow
-	 * down every call of a quorum that can decide without it.
-	 */
-	private <T> List<Answer<T>> onMembers(List<Integer> targets, Function<Integer, T> call, long deadlineNanos,
-			int enough) {
-		long started = System.nanoTime();
-		List<CompletableFuture<T>> futures = new ArrayList<>();
-		BlockingQueue<CompletableFuture<T>> completed = new LinkedBlockingQueue<>();
-		for (Integer member : targets) {
-			CompletableFuture<T> future = CompletableFuture.supplyAsync(() -> call.apply(member),
-					this.pools.get(member));
-			futures.add(future);
-			future.whenComplete((value, failure) -> completed.add(future));
-		}
-		int done = 0;
-		int succeeded = 0;
-		long graceEnd = 0;
-		boolean graceStarted = false;
-		try {
-			while (done < futures.size()) {
-				long now = System.nanoTime();
-				long until = graceStarted && graceEnd - deadlineNanos < 0 ? graceEnd : deadlineNanos;
-				long wait = until - now;
-				if (wait <= 0) {
-					break;
-				}
-				CompletableFuture<T> next = completed.poll(wait, TimeUnit.NANOSECONDS);
-				if (next == null) {
-					break;
-				}
-				done++;
-				if (!next.isCompletedExceptionally()) {
-					succeeded++;
-				}
-				if (!graceStarted && succeeded >= enough) {
-					long now2 = System.nanoTime();
-					graceEnd = now2 + Math.max(TimeUnit.MILLISECONDS.toNanos(2), now2 - started);
-					graceStarted = true;
-				}
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		List<Answer<T>> answers = new ArrayList<>();
-		for (int k = 0; k < targets.size(); k++) {
-			int member = targets.get(k);
-			CompletableFuture<T> future = futures.get(k);
-			if (!future.isDone()) {
-				// not cancelled: a call still queued for the member must still be made,
-				// in
-				// order, so that what follows it (a release) finds what it did
-				answers.add(new Answer<>(member, null, new TimeoutException(
-						"Redis quorum member " + this.executors.get(member) + " did not answer within the round")));
-				continue;
-			}
-			try {
-				answers.add(new Answer<>(member, future.getNow(null), null));
-			}
-			catch (CompletionException | CancellationException ex) {
-				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				answers.add(new Answer<>(member, null, cause));
-			}
-		}
-		return answers;
-	}
-
 	@Override
 	public String toString() {
-		return "RedisQuorumLeaseBackend [keyPrefix=" + this.keyPrefix + ", members=" + this.executors + "]";
+		return "RedisQuorumLeaseBackend [keyPrefix=" + this.keys.prefix() + ", members=" + this.executors + "]";
 	}
 
 	/**
@@ -729,10 +477,6 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		SplitVote() {
 			super(null, null, false, false);
 		}
-
-	}
-
-	private record Answer<T>(int member, @Nullable T value, @Nullable Throwable failure) {
 
 	}
 

@@ -17,7 +17,6 @@
 package io.github.clustersingleton.redis;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -48,29 +47,29 @@ import org.springframework.util.Assert;
  */
 final class RedisRunLedger implements RunLedger {
 
-	private static final int FIELDS_PER_RUN = 9;
+	private final RedisScriptExecutor executor;
 
-	private final RedisLeaseBackend backend;
+	private final RedisKeys keys;
 
-	RedisRunLedger(RedisLeaseBackend backend) {
-		this.backend = backend;
+	private final ClusterSlotGrouping grouping;
+
+	RedisRunLedger(RedisScriptExecutor executor, RedisKeys keys, ClusterSlotGrouping grouping) {
+		this.executor = executor;
+		this.keys = keys;
+		this.grouping = grouping;
 	}
 
 	@Override
 	public void record(RunRecord run, int maxRuns) {
 		Assert.notNull(run, "'run' must not be null");
 		Assert.isTrue(maxRuns >= 0, "'maxRuns' must not be negative");
-		this.backend.getExecutor()
-			.execute(RedisLeaseScript.RUN_RECORD, List.of(this.backend.runsKey(run.jobName())),
-					List.of(Long.toString(run.fencingToken()), toJson(run), Integer.toString(maxRuns)));
+		new RunRecordCall(run, maxRuns).send(this.executor, this.keys);
 	}
 
 	@Override
 	public void markLostBefore(String jobName, long fencingToken) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
-		this.backend.getExecutor()
-			.execute(RedisLeaseScript.RUN_MARK_LOST, List.of(this.backend.runsKey(jobName)),
-					List.of(Long.toString(fencingToken)));
+		new RunMarkLostCall(jobName, fencingToken).send(this.executor, this.keys);
 	}
 
 	@Override
@@ -79,25 +78,7 @@ final class RedisRunLedger implements RunLedger {
 		if (limit < 1) {
 			return List.of();
 		}
-		List<Object> reply = this.backend.getExecutor()
-			.execute(RedisLeaseScript.RUN_HISTORY, List.of(this.backend.runsKey(jobName)),
-					List.of(Integer.toString(limit)));
-		List<RunRecord> runs = new ArrayList<>(reply.size() / FIELDS_PER_RUN);
-		for (int i = 0; i + FIELDS_PER_RUN <= reply.size(); i += FIELDS_PER_RUN) {
-			String owner = RedisLeaseBackend.asText(reply.get(i + 3));
-			String trigger = RedisLeaseBackend.asText(reply.get(i + 4));
-			String state = RedisLeaseBackend.asText(reply.get(i + 5));
-			Instant startedAt = RedisLeaseBackend.asInstant(reply.get(i + 6));
-			if (owner == null || trigger == null || state == null || startedAt == null) {
-				continue;
-			}
-			String attempt = RedisLeaseBackend.asText(reply.get(i + 2));
-			runs.add(new RunRecord(jobName, RedisLeaseBackend.asInstant(reply.get(i + 1)),
-					(attempt != null) ? Integer.parseInt(attempt) : 1, RedisLeaseBackend.asLong(reply.get(i)), owner,
-					RunTrigger.valueOf(trigger), RunState.fromValue(state), startedAt,
-					RedisLeaseBackend.asInstant(reply.get(i + 7)), RedisLeaseBackend.asText(reply.get(i + 8))));
-		}
-		return runs;
+		return new RunHistoryCall(jobName, limit).execute(this.executor, this.keys);
 	}
 
 	/**
@@ -108,16 +89,8 @@ final class RedisRunLedger implements RunLedger {
 	public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
 		Assert.notNull(jobNames, "'jobNames' must not be null");
 		Map<String, Instant> lastSuccess = new HashMap<>();
-		this.backend.forEachGroup(jobNames.stream().distinct().toList(), (group) -> {
-			List<String> keys = group.stream().map(this.backend::runsKey).toList();
-			List<Object> reply = this.backend.getExecutor().execute(RedisLeaseScript.RUN_LAST_SUCCESS, keys, List.of());
-			for (int i = 0; i + 1 < reply.size(); i += 2) {
-				Instant finishedAt = RedisLeaseBackend.asInstant(reply.get(i + 1));
-				if (finishedAt != null) {
-					lastSuccess.put(group.get((int) RedisLeaseBackend.asLong(reply.get(i)) - 1), finishedAt);
-				}
-			}
-		}, false);
+		this.grouping.forEachGroup(jobNames.stream().distinct().toList(),
+				(group) -> lastSuccess.putAll(new RunLastSuccessCall(group).execute(this.executor, this.keys)), false);
 		return lastSuccess;
 	}
 
@@ -186,7 +159,7 @@ final class RedisRunLedger implements RunLedger {
 
 	@Override
 	public String toString() {
-		return "RedisRunLedger [keyPrefix=" + this.backend.getKeyPrefix() + "]";
+		return "RedisRunLedger [keyPrefix=" + this.keys.prefix() + "]";
 	}
 
 }

@@ -143,7 +143,7 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 		Object reply = (results.size() > 0) ? results.get(0) : null;
 		Object acknowledged = (waitReply[0] != null) ? waitReply[0] : (results.size() > 1) ? results.get(1) : null;
 		return new Replicated((reply instanceof List<?> list) ? (List<Object>) list : List.of(),
-				RedisLeaseBackend.asLong(acknowledged));
+				RedisReplies.asLong(acknowledged));
 	}
 
 	/**

@@ -1,0 +1,109 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.redis;
+
+import java.time.Instant;
+import java.util.List;
+
+import io.github.clustersingleton.ClaimPolicy;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
+import org.jspecify.annotations.Nullable;
+
+import static io.github.clustersingleton.redis.RedisReplies.asInstant;
+import static io.github.clustersingleton.redis.RedisReplies.asLong;
+import static io.github.clustersingleton.redis.RedisReplies.asText;
+import static io.github.clustersingleton.redis.RedisReplies.asTime;
+import static io.github.clustersingleton.redis.RedisReplies.element;
+import static io.github.clustersingleton.redis.RedisReplies.flag;
+import static io.github.clustersingleton.redis.RedisReplies.millis;
+
+/**
+ * A call of {@code acquire.lua}: a first or a recovery claim of a job's lease.
+ *
+ * @param request the acquisition
+ * @param ttlMillis the TTL in milliseconds
+ * @author cluster-singleton contributors
+ */
+record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptCall<AcquireCall.Reply> {
+
+	@Override
+	public RedisLeaseScript script() {
+		return RedisLeaseScript.ACQUIRE;
+	}
+
+	@Override
+	public List<String> keys(RedisKeys keys) {
+		return keys.leaseAndMeta(this.request.jobName());
+	}
+
+	@Override
+	public List<String> args() {
+		ClaimPolicy policy = this.request.policy();
+		return List.of(this.request.owner(), this.request.leaseToken(), Long.toString(this.ttlMillis),
+				millis(this.request.slot()), Long.toString(this.request.slotTolerance().toMillis()),
+				flag(policy.recoverLost()), flag(policy.recoverFailed()), Integer.toString(policy.maxAttempts()),
+				flag(policy.catchUp()), millis(this.request.previousSlot()), flag(this.request.recovery()),
+				Long.toString(this.request.recoveryGrace().toMillis()));
+	}
+
+	/**
+	 * Decode {@code {1, fence, now[, last_slot, run_slot, attempt, run_state]}} (the run
+	 * part read only under an active policy) or {@code {0, holder, last_slot, now}}.
+	 */
+	@Override
+	public Reply decode(List<Object> reply) {
+		if (asLong(element(reply, 0)) == 1) {
+			Instant storeTime = asTime(element(reply, 2));
+			long fence = asLong(element(reply, 1));
+			if (!this.request.policy().isActive()) {
+				return new Reply(true, fence, storeTime, null, null, null);
+			}
+			return new Reply(true, fence, storeTime, null, asInstant(element(reply, 3)),
+					slotRun(element(reply, 4), element(reply, 5), element(reply, 6)));
+		}
+		return new Reply(false, 0, asTime(element(reply, 3)), asText(element(reply, 1)), asInstant(element(reply, 2)),
+				null);
+	}
+
+	private static @Nullable SlotRun slotRun(@Nullable Object slot, @Nullable Object attempt, @Nullable Object state) {
+		Instant runSlot = asInstant(slot);
+		String runState = asText(state);
+		if (runSlot == null || runState == null) {
+			return null;
+		}
+		return new SlotRun(runSlot, (int) asLong(attempt), RunState.fromValue(runState));
+	}
+
+	/**
+	 * The reply of {@code acquire.lua}.
+	 *
+	 * @param acquired whether the lease was acquired
+	 * @param fence the fencing token of the acquisition (0 when not acquired)
+	 * @param storeTime the server's clock
+	 * @param holder who holds the lease, when not acquired
+	 * @param lastSlot the job's last claimed slot (when acquired, only under an active
+	 * policy)
+	 * @param run the job's current run, when acquired under an active policy
+	 */
+	record Reply(boolean acquired, long fence, @Nullable Instant storeTime, @Nullable String holder,
+			@Nullable Instant lastSlot, @Nullable SlotRun run) {
+
+	}
+
+}
