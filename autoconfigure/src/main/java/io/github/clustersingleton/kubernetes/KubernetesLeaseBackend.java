@@ -36,7 +36,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,12 +60,19 @@ import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
+import io.github.clustersingleton.kubernetes.OptimisticUpdate.Retry;
+import io.github.clustersingleton.kubernetes.OptimisticUpdate.Step;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.util.Assert;
+
+import static io.github.clustersingleton.kubernetes.OptimisticUpdate.CONFLICT_ATTEMPTS;
+import static io.github.clustersingleton.kubernetes.OptimisticUpdate.QUICK_CONFLICT_ATTEMPTS;
+import static io.github.clustersingleton.kubernetes.OptimisticUpdate.done;
+import static io.github.clustersingleton.kubernetes.OptimisticUpdate.update;
 
 /**
  * {@link LeaseBackend} that keeps each job's lease in a Kubernetes
@@ -215,32 +221,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * The default number of renewals in flight at once.
 	 */
 	public static final int DEFAULT_RENEWAL_CONCURRENCY = 8;
-
-	/**
-	 * How often a write that loses to another writer of the same node's lease (not to a
-	 * new holder) is tried again. The run ledger writes the same Lease from another
-	 * thread (a start and an end per run), so a catch-up sequence of several short runs
-	 * can make a release or a run start lose a few times in a row; a completion given up
-	 * here keeps the lease held until the engine's retry gets through, so these writes
-	 * try as long as the ledger does. A claim is bounded by time instead (a third of the
-	 * TTL): given up, it would lose its slot under {@code misfire: skip}; a claim that
-	 * lost to another node's claim ends at its next read, which shows the Lease held.
-	 */
-	private static final int CONFLICT_ATTEMPTS = 10;
-
-	/**
-	 * How often a renewal that loses to another writer of the Lease is tried again: fewer
-	 * than {@link #CONFLICT_ATTEMPTS}, since the watchdog's next tick tries again anyway,
-	 * and a renewal round must stay short for the other leases it renews.
-	 */
-	private static final int QUICK_CONFLICT_ATTEMPTS = 3;
-
-	/**
-	 * The longest pause, per attempt so far, before a write that lost to another writer
-	 * of the same Lease is tried again: a random pause takes it out of step with the
-	 * ledger's writes.
-	 */
-	private static final int CONFLICT_PAUSE_MILLIS_PER_ATTEMPT = 5;
 
 	private static final long MIN_REQUEST_TIMEOUT_MILLIS = 250;
 
@@ -442,33 +422,32 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		String name = leaseName(request.jobName());
-		long started = this.nanoTime.getAsLong();
-		long budget = request.ttl().toNanos() / 3;
-		for (int attempt = 1;; attempt++) {
-			AcquireResult result = tryAcquireOnce(name, request);
-			if (result != null) {
-				return result;
-			}
-			// another write came between our read and our write: it may have been a
-			// claim (then the next read shows it held or the slot done, and ends the
-			// loop), or only a ledger entry, a renewal or a label, which leaves the slot
-			// to this claim. Tried again for a third of the TTL, so that a grant never
-			// comes near the lease's expiry
-			if (this.nanoTime.getAsLong() - started >= budget || Thread.currentThread().isInterrupted()) {
-				return lostRace(name, request);
-			}
-			pauseAfterConflict(Math.min(attempt, CONFLICT_ATTEMPTS));
-		}
+		// another write came between our read and our write: it may have been a
+		// claim (then the next read shows it held or the slot done, and ends the
+		// loop), or only a ledger entry, a renewal or a label, which leaves the slot
+		// to this claim. Tried again for a third of the TTL, so that a grant never
+		// comes near the lease's expiry
+		Retry thirdOfTtl = Retry.within(request.ttl().toNanos() / 3, this.nanoTime);
+		return OptimisticUpdate
+			.<ClaimRead, AcquireResult>of(this.api, () -> readForClaim(name), thirdOfTtl, () -> lostRace(name, request))
+			.run((read, fromServer) -> claim(name, request, read));
 	}
 
 	/**
-	 * Read the Lease and decide; {@code null} when the write lost to another writer.
+	 * Read the Lease for a claim, with the server's time, and when the read was sent.
 	 */
-	private @Nullable AcquireResult tryAcquireOnce(String name, LeaseRequest request) {
+	private ClaimRead readForClaim(String name) {
 		long sent = this.nanoTime.getAsLong();
-		LeaseApi.ServerRead read = this.api.read(name);
-		Lease current = read.lease();
-		Instant serverTime = read.latestServerTime();
+		return new ClaimRead(this.api.read(name), sent);
+	}
+
+	/**
+	 * Decide a claim on the Lease as read.
+	 */
+	private Step<AcquireResult> claim(String name, LeaseRequest request, ClaimRead read) {
+		long sent = read.sent();
+		Lease current = read.read().lease();
+		Instant serverTime = read.read().latestServerTime();
 		if (current != null) {
 			checkJob(current, request.jobName());
 		}
@@ -478,7 +457,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (serverTime != null && request.slotAheadOf(serverTime)) {
 			// the API server does not compare times: this check is ours, on the time
 			// its answer carried, and it refuses before anything is written
-			return AcquireResult.clockSkew((current != null) ? LeaseCodec.lastSlot(current) : null);
+			return done(AcquireResult.clockSkew((current != null) ? LeaseCodec.lastSlot(current) : null));
 		}
 		if (current == null) {
 			return create(name, request, sent);
@@ -486,11 +465,11 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Instant lastSlot = LeaseCodec.lastSlot(current);
 		Instant slot = request.slot();
 		if (slot != null && lastSlot != null && !slot.isAfter(lastSlot)) {
-			return AcquireResult.slotDone(lastSlot);
+			return done(AcquireResult.slotDone(lastSlot));
 		}
 		String holder = LeaseCodec.holder(current);
 		if (holder != null && this.expiry.isLive(name, current)) {
-			return AcquireResult.held(holder);
+			return done(AcquireResult.held(holder));
 		}
 		ClaimPolicy policy = request.policy();
 		// judged on the Lease as read: the resourceVersion makes this and the PUT atomic
@@ -498,7 +477,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 				&& LeaseCodec.isPending(current, policy, request.previousSlot(), true, this.clock.instant());
 		if (pending && awaitsGrace(name, current, policy, request)) {
 			// the run may have ended without its completion reaching the Lease yet
-			return AcquireResult.held(holder);
+			return done(AcquireResult.held(holder));
 		}
 		long fencingToken = LeaseCodec.fencingToken(current) + 1;
 		Lease next = claim(current, request, fencingToken,
@@ -510,53 +489,39 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, 1);
 		}
 		LeaseCodec.removeNullAnnotations(next);
-		try {
-			Lease written = this.api.update(next);
+		// a 404 too means another node wrote the Lease between our read and our write
+		return update(next, (written) -> {
 			remember(written, request, sent);
 			return acquired(request, fencingToken, written);
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex) || isNotFound(ex)) {
-				// another node wrote the Lease between our read and our write
-				return null;
-			}
-			throw ex;
-		}
+		});
 	}
 
 	/**
 	 * A recovery claim: only an expired Lease with pending work is taken over, and its
 	 * last slot and run stay as they are.
 	 */
-	private @Nullable AcquireResult recover(String name, LeaseRequest request, @Nullable Lease current, long sent) {
+	private Step<AcquireResult> recover(String name, LeaseRequest request, @Nullable Lease current, long sent) {
 		if (current == null) {
-			return AcquireResult.nothingPending();
+			return done(AcquireResult.nothingPending());
 		}
 		String holder = LeaseCodec.holder(current);
 		if (holder != null && this.expiry.isLive(name, current)) {
-			return AcquireResult.held(holder);
+			return done(AcquireResult.held(holder));
 		}
 		if (!LeaseCodec.isPending(current, request.policy(), null, false, this.clock.instant())) {
-			return AcquireResult.nothingPending();
+			return done(AcquireResult.nothingPending());
 		}
 		if (awaitsGrace(name, current, request.policy(), request)) {
-			return (LeaseCodec.annotation(current, RECOVER_MARK_ANNOTATION) != null) ? AcquireResult.nothingPending()
-					: mark(name, current, request);
+			return (LeaseCodec.annotation(current, RECOVER_MARK_ANNOTATION) != null)
+					? done(AcquireResult.nothingPending()) : mark(name, current, request);
 		}
 		long fencingToken = LeaseCodec.fencingToken(current) + 1;
 		Lease next = claim(current, request, fencingToken, LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
 		LeaseCodec.removeNullAnnotations(next);
-		try {
-			Lease written = this.api.update(next);
+		return update(next, (written) -> {
 			remember(written, request, sent);
 			return acquired(request, fencingToken, written);
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex) || isNotFound(ex)) {
-				return null;
-			}
-			throw ex;
-		}
+		});
 	}
 
 	/**
@@ -586,23 +551,16 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * resourceVersion read): a later claim takes it over once the grace has passed. The
 	 * recovery claim that marks fails.
 	 */
-	private @Nullable AcquireResult mark(String name, Lease current, LeaseRequest request) {
+	private Step<AcquireResult> mark(String name, Lease current, LeaseRequest request) {
 		Lease next = new LeaseBuilder(current).editMetadata()
 			.addToAnnotations(RECOVER_MARK_ANNOTATION, request.leaseToken())
 			.endMetadata()
 			.build();
-		try {
-			this.api.update(next);
+		return update(next, (written) -> {
 			// the grace counts from after the write, never from before it
 			this.marksSeen.put(name, new SeenMark(request.leaseToken(), this.nanoTime.getAsLong()));
 			return AcquireResult.nothingPending();
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex) || isNotFound(ex)) {
-				return null;
-			}
-			throw ex;
-		}
+		});
 	}
 
 	/**
@@ -643,7 +601,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		return AcquireResult.acquired(fencingToken, LeaseCodec.lastSlot(written), LeaseCodec.run(written));
 	}
 
-	private @Nullable AcquireResult create(String name, LeaseRequest request, long sent) {
+	private Step<AcquireResult> create(String name, LeaseRequest request, long sent) {
 		ZonedDateTime now = now();
 		Instant slot = request.slot();
 		Lease lease = new LeaseBuilder().withNewMetadata()
@@ -668,25 +626,17 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			// starts, whatever the policy
 			LeaseCodec.startRun(lease.getMetadata().getAnnotations(), slot, 1);
 		}
-		try {
-			Lease created = this.api.create(lease);
+		// a 409: another node created it first, and the next read shows it. No
+		// fencing-token annotation yet: this first token comes from the API server's
+		// creation time, so that it exceeds the tokens of a deleted Lease
+		return OptimisticUpdate.create(lease, (created) -> {
 			remember(created, request, sent);
-			// no fencing-token annotation yet: this first token comes from the API
-			// server's creation time, so that it exceeds the tokens of a deleted Lease
 			return acquired(request, LeaseCodec.fencingToken(created), created);
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex)) {
-				// another node created it first: the next read shows it
-				return null;
-			}
-			if (isNotFound(ex)) {
-				throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
-						+ "': namespace '" + this.namespace + "' does not exist (HTTP 404); create it, or choose "
-						+ "another with cluster-singleton.kubernetes.namespace", ex);
-			}
-			throw ex;
-		}
+		}).ifGone((ex) -> {
+			throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
+					+ "': namespace '" + this.namespace + "' does not exist (HTTP 404); create it, or choose "
+					+ "another with cluster-singleton.kubernetes.namespace", ex);
+		});
 	}
 
 	@Override
@@ -748,47 +698,38 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	private boolean renewOne(HeldLease lease, Duration ttl) {
 		String name = leaseName(lease.jobName());
 		Held known = this.held.get(lease.leaseToken());
-		Lease base = (known != null) ? known.lease() : null;
-		for (int attempt = 1; attempt <= QUICK_CONFLICT_ATTEMPTS; attempt++) {
-			if (base == null) {
-				base = this.api.get(name);
-				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
+		return OptimisticUpdate.<@Nullable Lease, Boolean>of(this.api, () -> this.api.get(name),
+				Retry.pausing(QUICK_CONFLICT_ATTEMPTS), () -> {
+					throw new IllegalStateException("cluster-singleton could not renew the Kubernetes Lease '" + name
+							+ "': it changed under every one of " + QUICK_CONFLICT_ATTEMPTS
+							+ " attempts while still held by this run");
+				})
+			.startingFrom((known != null) ? known.lease() : null)
+			// released meanwhile: the release's write is the one to keep
+			.endingOnConflict(() -> !this.held.containsKey(lease.leaseToken()), false)
+			// else changed since this node wrote it: read it again and look whose it is
+			.run((base, fromServer) -> {
+				if (fromServer && (base == null || !LeaseCodec.isHeldBy(base, lease))) {
+					forget(lease);
+					return done(false);
+				}
+				ZonedDateTime now = now(base);
+				Lease next = new LeaseBuilder(base).editOrNewSpec()
+					.withRenewTime(now)
+					.withLeaseDurationSeconds(LeaseCodec.seconds(ttl))
+					.endSpec()
+					.build();
+				return OptimisticUpdate.update(next, (written) -> {
+					// only while the run still holds it: a release may have come in
+					// meanwhile
+					this.held.computeIfPresent(lease.leaseToken(),
+							(token, held) -> new Held(written, held.acquiredAt()));
+					return true;
+				}).ifGone((ex) -> {
 					forget(lease);
 					return false;
-				}
-			}
-			ZonedDateTime now = now(base);
-			Lease next = new LeaseBuilder(base).editOrNewSpec()
-				.withRenewTime(now)
-				.withLeaseDurationSeconds(LeaseCodec.seconds(ttl))
-				.endSpec()
-				.build();
-			try {
-				Lease written = this.api.update(next);
-				// only while the run still holds it: a release may have come in meanwhile
-				this.held.computeIfPresent(lease.leaseToken(), (token, held) -> new Held(written, held.acquiredAt()));
-				return true;
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
-					forget(lease);
-					return false;
-				}
-				if (!isConflict(ex)) {
-					throw ex;
-				}
-				if (!this.held.containsKey(lease.leaseToken())) {
-					// released meanwhile: the release's write is the one to keep
-					return false;
-				}
-				// changed since this node wrote it: read it again and look whose it is
-				pauseAfterConflict(attempt);
-				base = null;
-			}
-		}
-		throw new IllegalStateException(
-				"cluster-singleton could not renew the Kubernetes Lease '" + name + "': it changed under every one of "
-						+ QUICK_CONFLICT_ATTEMPTS + " attempts while still held by this run");
+				});
+			});
 	}
 
 	@Override
@@ -817,83 +758,71 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Assert.notNull(completion, "'completion' must not be null");
 		String name = leaseName(lease.jobName());
 		Held known = this.held.remove(lease.leaseToken());
-		Lease base = (known != null) ? known.lease() : null;
 		RunState state = completion.state();
-		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
-			if (base == null) {
-				base = this.api.get(name);
+		return OptimisticUpdate
+			.<@Nullable Lease, Boolean>of(this.api, () -> this.api.get(name), Retry.pausing(CONFLICT_ATTEMPTS), () -> {
+				throw new IllegalStateException("cluster-singleton could not release the Kubernetes Lease '" + name
+						+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+			})
+			.startingFrom((known != null) ? known.lease() : null)
+			.run((base, fromServer) -> {
 				if (base == null) {
 					logNotReleased(lease);
-					return state == null;
+					return done(state == null);
 				}
-			}
-			boolean held = LeaseCodec.isHeldBy(base, lease);
-			// a Lease that still carries the token counts too: its claim was made before
-			// the run token existed
-			boolean runOurs = held || lease.leaseToken().equals(LeaseCodec.annotation(base, RUN_TOKEN_ANNOTATION));
-			if (!held && (state == null || !runOurs)) {
-				logNotReleased(lease);
-				return state == null;
-			}
-			LeaseBuilder next = new LeaseBuilder(base);
-			if (held) {
-				Duration remaining = remaining(base, known, lockAtLeastFor);
-				if (remaining.isZero() || remaining.isNegative()) {
-					next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now(base)).endSpec();
-					next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+				boolean held = LeaseCodec.isHeldBy(base, lease);
+				// a Lease that still carries the token counts too: its claim was made
+				// before the run token existed
+				boolean runOurs = held || lease.leaseToken().equals(LeaseCodec.annotation(base, RUN_TOKEN_ANNOTATION));
+				if (!held && (state == null || !runOurs)) {
+					logNotReleased(lease);
+					return done(state == null);
 				}
-				else {
-					// keep the holder until acquisition + lockAtLeastFor, measured from
-					// now; without the lease token, so that no renewal still in flight
-					// for
-					// this run can extend it again
-					next.editOrNewSpec()
-						.withRenewTime(now(base))
-						.withLeaseDurationSeconds(LeaseCodec.seconds(remaining))
-						.endSpec();
-					next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+				LeaseBuilder next = new LeaseBuilder(base);
+				if (held) {
+					Duration remaining = remaining(base, known, lockAtLeastFor);
+					if (remaining.isZero() || remaining.isNegative()) {
+						next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now(base)).endSpec();
+						next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+					}
+					else {
+						// keep the holder until acquisition + lockAtLeastFor, measured
+						// from now; without the lease token, so that no renewal still in
+						// flight for this run can extend it again
+						next.editOrNewSpec()
+							.withRenewTime(now(base))
+							.withLeaseDurationSeconds(LeaseCodec.seconds(remaining))
+							.endSpec();
+						next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
+					}
 				}
-			}
-			// only the run with this fencing token: a later run started under the same
-			// lease token (a startRun whose answer this node may not have seen) has
-			// ended this run, and must not be recorded as ended by its completion
-			boolean sameRun = LeaseCodec.fencingToken(base) == lease.fencingToken();
-			if (!held && !sameRun) {
-				return true;
-			}
-			if (state != null && sameRun) {
-				next.editMetadata()
-					.addToAnnotations(RUN_STATE_ANNOTATION, state.value())
-					.removeFromAnnotations(RECOVER_MARK_ANNOTATION)
-					.endMetadata();
-				if (state == RunState.FAILED) {
+				// only the run with this fencing token: a later run started under the
+				// same lease token (a startRun whose answer this node may not have seen)
+				// has ended this run, and must not be recorded as ended by its completion
+				boolean sameRun = LeaseCodec.fencingToken(base) == lease.fencingToken();
+				if (!held && !sameRun) {
+					return done(true);
+				}
+				if (state != null && sameRun) {
 					next.editMetadata()
-						.addToAnnotations(RETRY_AT_ANNOTATION,
-								this.clock.instant().plus(completion.retryDelay()).toString())
+						.addToAnnotations(RUN_STATE_ANNOTATION, state.value())
+						.removeFromAnnotations(RECOVER_MARK_ANNOTATION)
 						.endMetadata();
+					if (state == RunState.FAILED) {
+						next.editMetadata()
+							.addToAnnotations(RETRY_AT_ANNOTATION,
+									this.clock.instant().plus(completion.retryDelay()).toString())
+							.endMetadata();
+					}
+					else {
+						next.editMetadata().removeFromAnnotations(RETRY_AT_ANNOTATION).endMetadata();
+					}
 				}
-				else {
-					next.editMetadata().removeFromAnnotations(RETRY_AT_ANNOTATION).endMetadata();
-				}
-			}
-			try {
-				this.api.update(next.build());
-				return true;
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
+				return OptimisticUpdate.update(next.build(), (written) -> true).ifGone((ex) -> {
 					logNotReleased(lease);
 					return state == null;
-				}
-				if (!isConflict(ex)) {
-					throw ex;
-				}
-				pauseAfterConflict(attempt);
-				base = null;
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not release the Kubernetes Lease '" + name
-				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+				});
+			});
 	}
 
 	/**
@@ -909,46 +838,41 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
 		String name = leaseName(lease.jobName());
 		Held known = this.held.get(lease.leaseToken());
-		Lease base = (known != null) ? known.lease() : null;
-		for (int i = 1; i <= CONFLICT_ATTEMPTS; i++) {
-			if (base == null) {
-				base = this.api.get(name);
-				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
-					return OptionalLong.empty();
+		return OptimisticUpdate.<@Nullable Lease, OptionalLong>of(this.api, () -> this.api.get(name),
+				Retry.pausing(CONFLICT_ATTEMPTS), () -> {
+					throw new IllegalStateException(
+							"cluster-singleton could not start a run under the Kubernetes Lease '" + name
+									+ "': it changed under every one of " + CONFLICT_ATTEMPTS
+									+ " attempts while still held by this run");
+				})
+			.startingFrom((known != null) ? known.lease() : null)
+			// on a conflict: changed since this node wrote it, by a ledger entry or a
+			// new holder
+			.run((base, fromServer) -> {
+				if (fromServer && (base == null || !LeaseCodec.isHeldBy(base, lease))) {
+					return done(OptionalLong.empty());
 				}
-			}
-			if (this.expiry.hasExpired(name, base)) {
-				return OptionalLong.empty();
-			}
-			long fencingToken = LeaseCodec.fencingToken(base) + 1;
-			Instant lastSlot = LeaseCodec.lastSlot(base);
-			Lease next = new LeaseBuilder(base).editMetadata()
-				.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
-				.addToAnnotations(LAST_SLOT_ANNOTATION,
-						(lastSlot == null || slot.isAfter(lastSlot)) ? slot.toString() : lastSlot.toString())
-				.endMetadata()
-				.build();
-			LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, attempt);
-			try {
-				Lease written = this.api.update(next);
-				this.held.computeIfPresent(lease.leaseToken(), (token, held) -> new Held(written, held.acquiredAt()));
-				return OptionalLong.of(fencingToken);
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
+				if (this.expiry.hasExpired(name, base)) {
+					return done(OptionalLong.empty());
+				}
+				long fencingToken = LeaseCodec.fencingToken(base) + 1;
+				Instant lastSlot = LeaseCodec.lastSlot(base);
+				Lease next = new LeaseBuilder(base).editMetadata()
+					.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
+					.addToAnnotations(LAST_SLOT_ANNOTATION,
+							(lastSlot == null || slot.isAfter(lastSlot)) ? slot.toString() : lastSlot.toString())
+					.endMetadata()
+					.build();
+				LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, attempt);
+				return OptimisticUpdate.update(next, (written) -> {
+					this.held.computeIfPresent(lease.leaseToken(),
+							(token, held) -> new Held(written, held.acquiredAt()));
+					return OptionalLong.of(fencingToken);
+				}).ifGone((ex) -> {
 					forget(lease);
 					return OptionalLong.empty();
-				}
-				if (!isConflict(ex)) {
-					throw ex;
-				}
-				// changed since this node wrote it: a ledger entry, or a new holder
-				pauseAfterConflict(i);
-				base = null;
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not start a run under the Kubernetes Lease '" + name
-				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts while still held by this run");
+				});
+			});
 	}
 
 	/**
@@ -1062,39 +986,30 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	public boolean forceRelease(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		String name = leaseName(jobName);
-		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
-			Lease lease = this.api.get(name);
-			if (lease == null) {
-				return false;
-			}
-			checkJob(lease, jobName);
-			if (LeaseCodec.holder(lease) == null) {
-				return false;
-			}
-			boolean live = this.expiry.isLive(name, lease);
-			Lease next = new LeaseBuilder(lease).editOrNewSpec()
-				.withHolderIdentity(null)
-				.withRenewTime(now(lease))
-				.endSpec()
-				.editMetadata()
-				.removeFromAnnotations(LEASE_TOKEN_ANNOTATION)
-				.endMetadata()
-				.build();
-			try {
-				this.api.update(next);
-				return live;
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
-					return false;
+		return OptimisticUpdate.<@Nullable Lease, Boolean>of(this.api, () -> this.api.get(name),
+				Retry.immediately(CONFLICT_ATTEMPTS), () -> {
+					throw new IllegalStateException("cluster-singleton could not force-release the Kubernetes Lease '"
+							+ name + "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+				})
+			.run((lease, fromServer) -> {
+				if (lease == null) {
+					return done(false);
 				}
-				if (!isConflict(ex)) {
-					throw ex;
+				checkJob(lease, jobName);
+				if (LeaseCodec.holder(lease) == null) {
+					return done(false);
 				}
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not force-release the Kubernetes Lease '" + name
-				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+				boolean live = this.expiry.isLive(name, lease);
+				Lease next = new LeaseBuilder(lease).editOrNewSpec()
+					.withHolderIdentity(null)
+					.withRenewTime(now(lease))
+					.endSpec()
+					.editMetadata()
+					.removeFromAnnotations(LEASE_TOKEN_ANNOTATION)
+					.endMetadata()
+					.build();
+				return OptimisticUpdate.update(next, (written) -> live).ifGone((ex) -> false);
+			});
 	}
 
 	/**
@@ -1185,29 +1100,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		return (renewed != null && !now.isAfter(renewed)) ? renewed.plus(1, ChronoUnit.MICROS) : now;
 	}
 
-	/**
-	 * Pause for a random time of up to {@value #CONFLICT_PAUSE_MILLIS_PER_ATTEMPT} ms per
-	 * attempt made, before a write that lost to another writer is tried again. An
-	 * interrupt ends the pause early and stays set.
-	 * @param attempt the attempts made so far
-	 */
-	static void pauseAfterConflict(int attempt) {
-		try {
-			Thread.sleep(ThreadLocalRandom.current().nextLong(1, CONFLICT_PAUSE_MILLIS_PER_ATTEMPT * attempt + 1L));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private static boolean isConflict(KubernetesClientException ex) {
-		return ex.getCode() == 409;
-	}
-
-	private static boolean isNotFound(KubernetesClientException ex) {
-		return ex.getCode() == 404;
-	}
-
 	private ThreadPoolExecutor renewals() {
 		ThreadPoolExecutor executor = this.renewals;
 		if (executor == null) {
@@ -1236,6 +1128,12 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	}
 
 	private record Held(Lease lease, long acquiredAt) {
+	}
+
+	/**
+	 * A Lease read for a claim, and when (monotonic) the read was sent.
+	 */
+	private record ClaimRead(LeaseApi.ServerRead read, long sent) {
 	}
 
 	/**

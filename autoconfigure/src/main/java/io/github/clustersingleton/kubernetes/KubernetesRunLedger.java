@@ -32,11 +32,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.kubernetes.OptimisticUpdate.Retry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -44,6 +44,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUNS_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.OptimisticUpdate.done;
 
 /**
  * The run ledger of the Kubernetes backend: the annotation
@@ -169,50 +170,37 @@ final class KubernetesRunLedger implements RunLedger {
 	 */
 	private void update(String jobName, boolean create, Function<List<RunRecord>, @Nullable List<RunRecord>> change) {
 		String name = this.backend.leaseName(jobName);
-		for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-			Lease lease = this.api.get(name);
-			if (lease == null) {
-				if (!create) {
-					return;
-				}
-				List<RunRecord> runs = change.apply(List.of());
-				Lease created = this.backend.newLease(jobName);
-				created.getMetadata().getAnnotations().put(RUNS_ANNOTATION, write(runs));
-				try {
-					this.api.create(created);
-					return;
-				}
-				catch (KubernetesClientException ex) {
-					if (ex.getCode() != 409) {
-						throw ex;
+		OptimisticUpdate
+			.<@Nullable Lease, @Nullable Void>of(this.api, () -> this.api.get(name), Retry.pausing(ATTEMPTS), () -> {
+				throw new IllegalStateException("cluster-singleton could not write the run ledger of job '" + jobName
+						+ "' to the Kubernetes Lease '" + name + "': it changed under every one of " + ATTEMPTS
+						+ " attempts");
+			})
+			// on a conflict (a 404 too): out of step with the claim or release that wrote
+			// in between
+			.run((lease, fromServer) -> {
+				if (lease == null) {
+					if (!create) {
+						return done(null);
 					}
-					KubernetesLeaseBackend.pauseAfterConflict(attempt);
-					continue;
+					List<RunRecord> runs = change.apply(List.of());
+					Lease created = this.backend.newLease(jobName);
+					created.getMetadata().getAnnotations().put(RUNS_ANNOTATION, write(runs));
+					return OptimisticUpdate.<@Nullable Void>create(created, (written) -> null).ifGone((ex) -> {
+						throw ex;
+					});
 				}
-			}
-			this.backend.checkJob(lease, jobName);
-			List<RunRecord> runs = change.apply(read(lease, jobName));
-			if (runs == null) {
-				return;
-			}
-			Lease next = new LeaseBuilder(lease).editMetadata()
-				.addToAnnotations(RUNS_ANNOTATION, write(runs))
-				.endMetadata()
-				.build();
-			try {
-				this.api.update(next);
-				return;
-			}
-			catch (KubernetesClientException ex) {
-				if (ex.getCode() != 409 && ex.getCode() != 404) {
-					throw ex;
+				this.backend.checkJob(lease, jobName);
+				List<RunRecord> runs = change.apply(read(lease, jobName));
+				if (runs == null) {
+					return done(null);
 				}
-				// out of step with the claim or release that wrote in between
-				KubernetesLeaseBackend.pauseAfterConflict(attempt);
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not write the run ledger of job '" + jobName
-				+ "' to the Kubernetes Lease '" + name + "': it changed under every one of " + ATTEMPTS + " attempts");
+				Lease next = new LeaseBuilder(lease).editMetadata()
+					.addToAnnotations(RUNS_ANNOTATION, write(runs))
+					.endMetadata()
+					.build();
+				return OptimisticUpdate.update(next, (written) -> null);
+			});
 	}
 
 	/**
