@@ -19,31 +19,16 @@ package io.github.clustersingleton.kubernetes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -55,15 +40,11 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
-import io.github.clustersingleton.PartialRenewalException;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
-import io.github.clustersingleton.RunState;
-import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.util.Assert;
@@ -139,124 +120,57 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	public static final String DEFAULT_LEASE_PREFIX = "cluster-singleton-";
 
-	/**
-	 * Annotation holding the job's last fencing token.
-	 */
-	public static final String FENCING_TOKEN_ANNOTATION = "cluster-singleton.io/fencing-token";
+	/** Annotation holding the job's last fencing token. */
+	public static final String FENCING_TOKEN_ANNOTATION = LeaseAnnotations.FENCING_TOKEN;
 
-	/**
-	 * Annotation holding the job's last claimed cron slot, an ISO-8601 instant.
-	 */
-	public static final String LAST_SLOT_ANNOTATION = "cluster-singleton.io/last-slot";
+	/** Annotation holding the job's last claimed cron slot, an ISO-8601 instant. */
+	public static final String LAST_SLOT_ANNOTATION = LeaseAnnotations.LAST_SLOT;
 
-	/**
-	 * Annotation holding the random token of the current acquisition.
-	 */
-	public static final String LEASE_TOKEN_ANNOTATION = "cluster-singleton.io/lease-token";
+	/** Annotation holding the random token of the current acquisition. */
+	public static final String LEASE_TOKEN_ANNOTATION = LeaseAnnotations.LEASE_TOKEN;
 
-	/**
-	 * Annotation holding the cron slot of the job's current run, an ISO-8601 instant.
-	 */
-	public static final String RUN_SLOT_ANNOTATION = "cluster-singleton.io/run-slot";
+	/** Annotation holding the cron slot of the job's current run, an ISO-8601 instant. */
+	public static final String RUN_SLOT_ANNOTATION = LeaseAnnotations.RUN_SLOT;
 
 	/**
 	 * Annotation holding the attempt of the job's current run (1 for a slot's first run).
 	 */
-	public static final String ATTEMPT_ANNOTATION = "cluster-singleton.io/attempt";
+	public static final String ATTEMPT_ANNOTATION = LeaseAnnotations.ATTEMPT;
 
-	/**
-	 * Annotation holding the state of the job's current run: {@code running},
-	 * {@code succeeded} or {@code failed}.
-	 */
-	public static final String RUN_STATE_ANNOTATION = "cluster-singleton.io/run-state";
+	/** Annotation holding the state of the job's current run. */
+	public static final String RUN_STATE_ANNOTATION = LeaseAnnotations.RUN_STATE;
 
-	/**
-	 * Annotation holding, for a failed run, from when another attempt may be claimed: an
-	 * ISO-8601 instant of the releasing node's clock.
-	 */
-	public static final String RETRY_AT_ANNOTATION = "cluster-singleton.io/retry-at";
+	/** Annotation holding, for a failed run, from when another attempt may be claimed. */
+	public static final String RETRY_AT_ANNOTATION = LeaseAnnotations.RETRY_AT;
 
-	/**
-	 * Annotation holding the job's run ledger: a JSON array of its newest runs.
-	 */
-	public static final String RUNS_ANNOTATION = "cluster-singleton.io/runs";
+	/** Annotation holding the job's run ledger: a JSON array of its newest runs. */
+	public static final String RUNS_ANNOTATION = LeaseAnnotations.RUNS;
 
-	/**
-	 * The annotation with the lease token of the claim that took the job last, which a
-	 * run's completion must carry to be recorded; unlike {@link #LEASE_TOKEN_ANNOTATION}
-	 * it stays when the lease is released or expires.
-	 */
-	public static final String RUN_TOKEN_ANNOTATION = "cluster-singleton.io/run-token";
+	/** Annotation with the lease token of the claim that took the job last. */
+	public static final String RUN_TOKEN_ANNOTATION = LeaseAnnotations.RUN_TOKEN;
 
-	/**
-	 * The annotation with which the first recovery claim marks a run still recorded as
-	 * running on an expired Lease (its value is that claim's lease token): a claim takes
-	 * the run over only once it has seen this mark for the recovery grace.
-	 */
-	public static final String RECOVER_MARK_ANNOTATION = "cluster-singleton.io/recover-mark";
+	/** Annotation with which the first recovery claim marks a run of an expired Lease. */
+	public static final String RECOVER_MARK_ANNOTATION = LeaseAnnotations.RECOVER_MARK;
 
-	/**
-	 * The most runs the ledger keeps per job, whatever is asked: annotations are limited
-	 * in size (256 KiB for all of an object's annotations).
-	 */
-	public static final int MAX_LEDGER_RUNS = 20;
+	/** The most runs the ledger keeps per job, whatever is asked. */
+	public static final int MAX_LEDGER_RUNS = LeaseAnnotations.MAX_LEDGER_RUNS;
 
-	/**
-	 * Annotation holding the job name the Lease belongs to (its name is sanitized).
-	 */
-	public static final String JOB_NAME_ANNOTATION = "cluster-singleton.io/job-name";
+	/** Annotation holding the job name the Lease belongs to (its name is sanitized). */
+	public static final String JOB_NAME_ANNOTATION = LeaseAnnotations.JOB_NAME;
 
-	/**
-	 * Label on every Lease this backend creates.
-	 */
-	public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+	/** Label on every Lease this backend creates. */
+	public static final String MANAGED_BY_LABEL = LeaseAnnotations.MANAGED_BY_LABEL;
 
 	/**
 	 * The default number of renewals in flight at once.
 	 */
 	public static final int DEFAULT_RENEWAL_CONCURRENCY = 8;
 
-	/**
-	 * How often a write that loses to another writer of the same node's lease (not to a
-	 * new holder) is tried again. The run ledger writes the same Lease from another
-	 * thread (a start and an end per run), so a catch-up sequence of several short runs
-	 * can make a release or a run start lose a few times in a row; a completion given up
-	 * here keeps the lease held until the engine's retry gets through, so these writes
-	 * try as long as the ledger does. A claim is bounded by time instead (a third of the
-	 * TTL): given up, it would lose its slot under {@code misfire: skip}; a claim that
-	 * lost to another node's claim ends at its next read, which shows the Lease held.
-	 */
-	private static final int CONFLICT_ATTEMPTS = 10;
-
-	/**
-	 * How often a renewal that loses to another writer of the Lease is tried again: fewer
-	 * than {@link #CONFLICT_ATTEMPTS}, since the watchdog's next tick tries again anyway,
-	 * and a renewal round must stay short for the other leases it renews.
-	 */
-	private static final int QUICK_CONFLICT_ATTEMPTS = 3;
-
-	/**
-	 * The longest pause, per attempt so far, before a write that lost to another writer
-	 * of the same Lease is tried again: a random pause takes it out of step with the
-	 * ledger's writes.
-	 */
-	private static final int CONFLICT_PAUSE_MILLIS_PER_ATTEMPT = 5;
-
 	private static final long MIN_REQUEST_TIMEOUT_MILLIS = 250;
 
 	private static final long MAX_REQUEST_TIMEOUT_MILLIS = 10_000;
 
-	/**
-	 * Fencing tokens of a Lease start at its {@code creationTimestamp} (API server time,
-	 * whole seconds) times this, so that a Lease deleted and created again still hands
-	 * out tokens above every earlier one (unless a job was acquired a million times per
-	 * second of its Lease's life).
-	 */
-	static final long FENCING_TOKENS_PER_SECOND = 1_000_000;
-
 	private static final Log logger = LogFactory.getLog(KubernetesLeaseBackend.class);
-
-	private static final AtomicInteger threadCounter = new AtomicInteger();
 
 	private final KubernetesClient client;
 
@@ -264,19 +178,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final String leasePrefix;
 
-	private final Duration leaseTtl;
-
 	private final Clock clock;
-
-	private final LongSupplier nanoTime;
-
-	/**
-	 * How long a read through the HTTP client may take in all: the request timeout, and
-	 * as much again for the connection.
-	 */
-	private final long requestTimeoutMillis;
-
-	private final int renewalConcurrency;
 
 	/**
 	 * Per Lease name: the lease record (holder, token, renewal, duration) this node saw
@@ -286,21 +188,15 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final LeaseApi api;
 
-	/** Per lease token: the Lease as this node last wrote it, for renewal and release. */
-	private final Map<String, Held> held = new ConcurrentHashMap<>();
+	private final JobLeases jobLeases;
 
-	/** Lease names of the jobs checked at startup, to reject two jobs sharing one. */
-	private final Map<String, String> jobsByLeaseName = new ConcurrentHashMap<>();
+	private final LeaseClaims claims;
 
-	/**
-	 * The recovery marks this node has seen, by Lease name, with when it first saw each
-	 * (monotonic): the grace is measured locally, as the Lease's expiry is.
-	 */
-	private final Map<String, SeenMark> marksSeen = new ConcurrentHashMap<>();
+	private final LeaseUpdates updates;
+
+	private final ParallelRenewal renewal;
 
 	private final KubernetesRunLedger runLedger;
-
-	private volatile @Nullable ThreadPoolExecutor renewals;
 
 	/**
 	 * Create a new instance with the {@link #DEFAULT_LEASE_PREFIX default prefix}.
@@ -344,14 +240,18 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 			.adapt(KubernetesClient.class);
 		this.namespace = namespace;
 		this.leasePrefix = leasePrefix;
-		this.leaseTtl = leaseTtl;
 		this.clock = clock;
-		this.renewalConcurrency = renewalConcurrency;
-		this.nanoTime = nanoTime;
-		this.requestTimeoutMillis = requestTimeout(leaseTtl).toMillis() * 2;
+		// how long a read through the HTTP client may take in all: the request timeout,
+		// and as much again for the connection
+		long requestTimeoutMillis = requestTimeout(leaseTtl).toMillis() * 2;
 		this.expiry = new LeaseExpiryObserver(leaseTtl, nanoTime);
-		this.api = new LeaseApi(this.client, namespace, this.requestTimeoutMillis, this.expiry);
-		this.runLedger = new KubernetesRunLedger(this, this.api);
+		this.api = new LeaseApi(this.client, namespace, requestTimeoutMillis, this.expiry);
+		this.jobLeases = new JobLeases(this.api, namespace, leasePrefix);
+		HeldLeases held = new HeldLeases();
+		this.claims = new LeaseClaims(this.api, this.jobLeases, namespace, this.expiry, held, clock, nanoTime);
+		this.updates = new LeaseUpdates(this.api, this.jobLeases, this.expiry, held, clock, nanoTime);
+		this.renewal = new ParallelRenewal(renewalConcurrency);
+		this.runLedger = new KubernetesRunLedger(this.jobLeases, this.api);
 	}
 
 	@Override
@@ -395,7 +295,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * @return the Lease name
 	 */
 	public String leaseName(String jobName) {
-		return KubernetesLeaseNames.leaseName(this.leasePrefix, jobName);
+		return this.jobLeases.leaseName(jobName);
 	}
 
 	/**
@@ -429,366 +329,20 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	@Override
 	public void validateJobName(String jobName) {
-		String leaseName = leaseName(jobName);
-		String other = this.jobsByLeaseName.putIfAbsent(leaseName, jobName);
-		if (other != null && !other.equals(jobName)) {
-			throw new IllegalArgumentException("Job names '" + other + "' and '" + jobName + "' both map to the "
-					+ "Kubernetes Lease '" + leaseName + "' (a Lease name is a DNS label: lower-case letters, digits "
-					+ "and '-'); give one of them another name");
-		}
+		this.jobLeases.validateJobName(jobName);
 	}
 
 	@Override
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
-		String name = leaseName(request.jobName());
-		long started = this.nanoTime.getAsLong();
-		long budget = request.ttl().toNanos() / 3;
-		for (int attempt = 1;; attempt++) {
-			AcquireResult result = tryAcquireOnce(name, request);
-			if (result != null) {
-				return result;
-			}
-			// another write came between our read and our write: it may have been a
-			// claim (then the next read shows it held or the slot done, and ends the
-			// loop), or only a ledger entry, a renewal or a label, which leaves the slot
-			// to this claim. Tried again for a third of the TTL, so that a grant never
-			// comes near the lease's expiry
-			if (this.nanoTime.getAsLong() - started >= budget || Thread.currentThread().isInterrupted()) {
-				return lostRace(name, request);
-			}
-			pauseAfterConflict(Math.min(attempt, CONFLICT_ATTEMPTS));
-		}
-	}
-
-	/**
-	 * Read the Lease and decide; {@code null} when the write lost to another writer.
-	 */
-	private @Nullable AcquireResult tryAcquireOnce(String name, LeaseRequest request) {
-		long sent = this.nanoTime.getAsLong();
-		LeaseApi.ServerRead read = this.api.read(name);
-		Lease current = read.lease();
-		Instant serverTime = read.latestServerTime();
-		if (current != null) {
-			checkJob(current, request.jobName());
-		}
-		if (request.recovery()) {
-			return recover(name, request, current, sent);
-		}
-		if (serverTime != null && request.slotAheadOf(serverTime)) {
-			// the API server does not compare times: this check is ours, on the time
-			// its answer carried, and it refuses before anything is written
-			return AcquireResult.clockSkew((current != null) ? LeaseCodec.lastSlot(current) : null);
-		}
-		if (current == null) {
-			return create(name, request, sent);
-		}
-		Instant lastSlot = LeaseCodec.lastSlot(current);
-		Instant slot = request.slot();
-		if (slot != null && lastSlot != null && !slot.isAfter(lastSlot)) {
-			return AcquireResult.slotDone(lastSlot);
-		}
-		String holder = LeaseCodec.holder(current);
-		if (holder != null && this.expiry.isLive(name, current)) {
-			return AcquireResult.held(holder);
-		}
-		ClaimPolicy policy = request.policy();
-		// judged on the Lease as read: the resourceVersion makes this and the PUT atomic
-		boolean pending = policy.isActive()
-				&& LeaseCodec.isPending(current, policy, request.previousSlot(), true, this.clock.instant());
-		if (pending && awaitsGrace(name, current, policy, request)) {
-			// the run may have ended without its completion reaching the Lease yet
-			return AcquireResult.held(holder);
-		}
-		long fencingToken = LeaseCodec.fencingToken(current) + 1;
-		Lease next = claim(current, request, fencingToken,
-				(slot != null) ? slot.toString() : LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
-		// every claim of a slot with nothing pending (always so without an active policy)
-		// starts the slot's first run, so that a later claim under an active policy does
-		// not take the slots run without one for unserved
-		if (!pending && slot != null) {
-			LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, 1);
-		}
-		LeaseCodec.removeNullAnnotations(next);
-		try {
-			Lease written = this.api.update(next);
-			remember(written, request, sent);
-			return acquired(request, fencingToken, written);
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex) || isNotFound(ex)) {
-				// another node wrote the Lease between our read and our write
-				return null;
-			}
-			throw ex;
-		}
-	}
-
-	/**
-	 * A recovery claim: only an expired Lease with pending work is taken over, and its
-	 * last slot and run stay as they are.
-	 */
-	private @Nullable AcquireResult recover(String name, LeaseRequest request, @Nullable Lease current, long sent) {
-		if (current == null) {
-			return AcquireResult.nothingPending();
-		}
-		String holder = LeaseCodec.holder(current);
-		if (holder != null && this.expiry.isLive(name, current)) {
-			return AcquireResult.held(holder);
-		}
-		if (!LeaseCodec.isPending(current, request.policy(), null, false, this.clock.instant())) {
-			return AcquireResult.nothingPending();
-		}
-		if (awaitsGrace(name, current, request.policy(), request)) {
-			return (LeaseCodec.annotation(current, RECOVER_MARK_ANNOTATION) != null) ? AcquireResult.nothingPending()
-					: mark(name, current, request);
-		}
-		long fencingToken = LeaseCodec.fencingToken(current) + 1;
-		Lease next = claim(current, request, fencingToken, LeaseCodec.annotation(current, LAST_SLOT_ANNOTATION));
-		LeaseCodec.removeNullAnnotations(next);
-		try {
-			Lease written = this.api.update(next);
-			remember(written, request, sent);
-			return acquired(request, fencingToken, written);
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex) || isNotFound(ex)) {
-				return null;
-			}
-			throw ex;
-		}
-	}
-
-	/**
-	 * Whether a claim must not take the Lease's run over yet: it is still recorded as
-	 * running and the policy would run it again (it may have ended without its completion
-	 * reaching the Lease), and this node has not seen a recovery mark on it for the
-	 * recovery grace. Measured with this node's monotonic clock since it first saw the
-	 * mark, as the Lease's expiry is, so that no two clocks are compared.
-	 */
-	private boolean awaitsGrace(String name, Lease current, ClaimPolicy policy, LeaseRequest request) {
-		SlotRun run = LeaseCodec.run(current);
-		if (run == null || !policy.needsRecoveryGrace(run)) {
-			return false;
-		}
-		String mark = LeaseCodec.annotation(current, RECOVER_MARK_ANNOTATION);
-		if (mark == null) {
-			return true;
-		}
-		long now = this.nanoTime.getAsLong();
-		SeenMark seen = this.marksSeen.compute(name,
-				(key, known) -> (known != null && known.mark().equals(mark)) ? known : new SeenMark(mark, now));
-		return now - seen.firstSeen() < request.recoveryGrace().toNanos();
-	}
-
-	/**
-	 * Mark the run of an expired Lease as suspected dead (one PUT with the
-	 * resourceVersion read): a later claim takes it over once the grace has passed. The
-	 * recovery claim that marks fails.
-	 */
-	private @Nullable AcquireResult mark(String name, Lease current, LeaseRequest request) {
-		Lease next = new LeaseBuilder(current).editMetadata()
-			.addToAnnotations(RECOVER_MARK_ANNOTATION, request.leaseToken())
-			.endMetadata()
-			.build();
-		try {
-			this.api.update(next);
-			// the grace counts from after the write, never from before it
-			this.marksSeen.put(name, new SeenMark(request.leaseToken(), this.nanoTime.getAsLong()));
-			return AcquireResult.nothingPending();
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex) || isNotFound(ex)) {
-				return null;
-			}
-			throw ex;
-		}
-	}
-
-	/**
-	 * The Lease as a claim leaves it: this request's holder, tokens and duration; run
-	 * annotations as they were.
-	 */
-	private Lease claim(Lease current, LeaseRequest request, long fencingToken, @Nullable String lastSlot) {
-		ZonedDateTime now = now(current);
-		LeaseSpec spec = current.getSpec();
-		String holder = LeaseCodec.holder(current);
-		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
-		return new LeaseBuilder(current).editMetadata()
-			.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
-			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
-			.addToAnnotations(RUN_TOKEN_ANNOTATION, request.leaseToken())
-			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
-			.addToAnnotations(LAST_SLOT_ANNOTATION, lastSlot)
-			.removeFromAnnotations(RECOVER_MARK_ANNOTATION)
-			.endMetadata()
-			.editOrNewSpec()
-			.withHolderIdentity(request.owner())
-			.withLeaseDurationSeconds(LeaseCodec.seconds(request.ttl()))
-			.withAcquireTime(now)
-			.withRenewTime(now)
-			.withLeaseTransitions(request.owner().equals(holder) ? transitions : transitions + 1)
-			.endSpec()
-			.build();
-	}
-
-	/**
-	 * The result of a successful claim: as before claim policies when the request has
-	 * none, else with the last slot and run the written Lease records.
-	 */
-	private static AcquireResult acquired(LeaseRequest request, long fencingToken, Lease written) {
-		if (!request.policy().isActive()) {
-			return AcquireResult.acquired(fencingToken);
-		}
-		return AcquireResult.acquired(fencingToken, LeaseCodec.lastSlot(written), LeaseCodec.run(written));
-	}
-
-	private @Nullable AcquireResult create(String name, LeaseRequest request, long sent) {
-		ZonedDateTime now = now();
-		Instant slot = request.slot();
-		Lease lease = new LeaseBuilder().withNewMetadata()
-			.withName(name)
-			.withNamespace(this.namespace)
-			.addToLabels(MANAGED_BY_LABEL, "cluster-singleton")
-			.addToAnnotations(JOB_NAME_ANNOTATION, request.jobName())
-			.addToAnnotations(LEASE_TOKEN_ANNOTATION, request.leaseToken())
-			.addToAnnotations(RUN_TOKEN_ANNOTATION, request.leaseToken())
-			.endMetadata()
-			.withNewSpec()
-			.withHolderIdentity(request.owner())
-			.withLeaseDurationSeconds(LeaseCodec.seconds(request.ttl()))
-			.withAcquireTime(now)
-			.withRenewTime(now)
-			.withLeaseTransitions(0)
-			.endSpec()
-			.build();
-		if (slot != null) {
-			lease.getMetadata().getAnnotations().put(LAST_SLOT_ANNOTATION, slot.toString());
-			// a new Lease has no run yet, so nothing is pending: the slot's first run
-			// starts, whatever the policy
-			LeaseCodec.startRun(lease.getMetadata().getAnnotations(), slot, 1);
-		}
-		try {
-			Lease created = this.api.create(lease);
-			remember(created, request, sent);
-			// no fencing-token annotation yet: this first token comes from the API
-			// server's creation time, so that it exceeds the tokens of a deleted Lease
-			return acquired(request, LeaseCodec.fencingToken(created), created);
-		}
-		catch (KubernetesClientException ex) {
-			if (isConflict(ex)) {
-				// another node created it first: the next read shows it
-				return null;
-			}
-			if (isNotFound(ex)) {
-				throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
-						+ "': namespace '" + this.namespace + "' does not exist (HTTP 404); create it, or choose "
-						+ "another with cluster-singleton.kubernetes.namespace", ex);
-			}
-			throw ex;
-		}
+		return this.claims.tryAcquire(request);
 	}
 
 	@Override
 	public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
 		Assert.notNull(leases, "'leases' must not be null");
 		Assert.isTrue(ttl != null && !ttl.isNegative() && !ttl.isZero(), "'ttl' must be positive");
-		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
-		if (distinct.isEmpty()) {
-			return Set.of();
-		}
-		if (distinct.size() == 1) {
-			HeldLease lease = distinct.get(0);
-			return renewOne(lease, ttl) ? Set.of(lease.leaseToken()) : Set.of();
-		}
-		ThreadPoolExecutor executor = renewals();
-		List<Future<Boolean>> futures = new ArrayList<>(distinct.size());
-		for (HeldLease lease : distinct) {
-			futures.add(executor.submit(() -> renewOne(lease, ttl)));
-		}
-		// every renewal runs to its end even when another fails, so that the API server
-		// keeps those leases; a failure is reported with what did succeed
-		Set<String> renewed = new HashSet<>();
-		Set<String> lost = new HashSet<>();
-		RuntimeException failure = null;
-		for (int i = 0; i < futures.size(); i++) {
-			String token = distinct.get(i).leaseToken();
-			try {
-				if (futures.get(i).get()) {
-					renewed.add(token);
-				}
-				else {
-					lost.add(token);
-				}
-			}
-			catch (InterruptedException ex) {
-				// shutting down: stop waiting, and leave the rest in doubt
-				futures.forEach((future) -> future.cancel(true));
-				Thread.currentThread().interrupt();
-				throw new PartialRenewalException(renewed, lost,
-						new IllegalStateException("Interrupted while renewing Kubernetes Leases", ex));
-			}
-			catch (ExecutionException ex) {
-				RuntimeException cause = (ex.getCause() instanceof RuntimeException runtime) ? runtime
-						: new IllegalStateException(ex.getCause());
-				if (failure == null) {
-					failure = cause;
-				}
-				else {
-					failure.addSuppressed(cause);
-				}
-			}
-		}
-		if (failure != null) {
-			throw new PartialRenewalException(renewed, lost, failure);
-		}
-		return renewed;
-	}
-
-	private boolean renewOne(HeldLease lease, Duration ttl) {
-		String name = leaseName(lease.jobName());
-		Held known = this.held.get(lease.leaseToken());
-		Lease base = (known != null) ? known.lease() : null;
-		for (int attempt = 1; attempt <= QUICK_CONFLICT_ATTEMPTS; attempt++) {
-			if (base == null) {
-				base = this.api.get(name);
-				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
-					forget(lease);
-					return false;
-				}
-			}
-			ZonedDateTime now = now(base);
-			Lease next = new LeaseBuilder(base).editOrNewSpec()
-				.withRenewTime(now)
-				.withLeaseDurationSeconds(LeaseCodec.seconds(ttl))
-				.endSpec()
-				.build();
-			try {
-				Lease written = this.api.update(next);
-				// only while the run still holds it: a release may have come in meanwhile
-				this.held.computeIfPresent(lease.leaseToken(), (token, held) -> new Held(written, held.acquiredAt()));
-				return true;
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
-					forget(lease);
-					return false;
-				}
-				if (!isConflict(ex)) {
-					throw ex;
-				}
-				if (!this.held.containsKey(lease.leaseToken())) {
-					// released meanwhile: the release's write is the one to keep
-					return false;
-				}
-				// changed since this node wrote it: read it again and look whose it is
-				pauseAfterConflict(attempt);
-				base = null;
-			}
-		}
-		throw new IllegalStateException(
-				"cluster-singleton could not renew the Kubernetes Lease '" + name + "': it changed under every one of "
-						+ QUICK_CONFLICT_ATTEMPTS + " attempts while still held by this run");
+		return this.renewal.renew(leases, (lease) -> this.updates.renew(lease, ttl));
 	}
 
 	@Override
@@ -815,85 +369,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
-		String name = leaseName(lease.jobName());
-		Held known = this.held.remove(lease.leaseToken());
-		Lease base = (known != null) ? known.lease() : null;
-		RunState state = completion.state();
-		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
-			if (base == null) {
-				base = this.api.get(name);
-				if (base == null) {
-					logNotReleased(lease);
-					return state == null;
-				}
-			}
-			boolean held = LeaseCodec.isHeldBy(base, lease);
-			// a Lease that still carries the token counts too: its claim was made before
-			// the run token existed
-			boolean runOurs = held || lease.leaseToken().equals(LeaseCodec.annotation(base, RUN_TOKEN_ANNOTATION));
-			if (!held && (state == null || !runOurs)) {
-				logNotReleased(lease);
-				return state == null;
-			}
-			LeaseBuilder next = new LeaseBuilder(base);
-			if (held) {
-				Duration remaining = remaining(base, known, lockAtLeastFor);
-				if (remaining.isZero() || remaining.isNegative()) {
-					next.editOrNewSpec().withHolderIdentity(null).withRenewTime(now(base)).endSpec();
-					next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
-				}
-				else {
-					// keep the holder until acquisition + lockAtLeastFor, measured from
-					// now; without the lease token, so that no renewal still in flight
-					// for
-					// this run can extend it again
-					next.editOrNewSpec()
-						.withRenewTime(now(base))
-						.withLeaseDurationSeconds(LeaseCodec.seconds(remaining))
-						.endSpec();
-					next.editMetadata().removeFromAnnotations(LEASE_TOKEN_ANNOTATION).endMetadata();
-				}
-			}
-			// only the run with this fencing token: a later run started under the same
-			// lease token (a startRun whose answer this node may not have seen) has
-			// ended this run, and must not be recorded as ended by its completion
-			boolean sameRun = LeaseCodec.fencingToken(base) == lease.fencingToken();
-			if (!held && !sameRun) {
-				return true;
-			}
-			if (state != null && sameRun) {
-				next.editMetadata()
-					.addToAnnotations(RUN_STATE_ANNOTATION, state.value())
-					.removeFromAnnotations(RECOVER_MARK_ANNOTATION)
-					.endMetadata();
-				if (state == RunState.FAILED) {
-					next.editMetadata()
-						.addToAnnotations(RETRY_AT_ANNOTATION,
-								this.clock.instant().plus(completion.retryDelay()).toString())
-						.endMetadata();
-				}
-				else {
-					next.editMetadata().removeFromAnnotations(RETRY_AT_ANNOTATION).endMetadata();
-				}
-			}
-			try {
-				this.api.update(next.build());
-				return true;
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
-					logNotReleased(lease);
-					return state == null;
-				}
-				if (!isConflict(ex)) {
-					throw ex;
-				}
-				pauseAfterConflict(attempt);
-				base = null;
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not release the Kubernetes Lease '" + name
-				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+		return this.updates.completeRun(lease, lockAtLeastFor, completion);
 	}
 
 	/**
@@ -907,48 +383,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.notNull(slot, "'slot' must not be null");
 		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
-		String name = leaseName(lease.jobName());
-		Held known = this.held.get(lease.leaseToken());
-		Lease base = (known != null) ? known.lease() : null;
-		for (int i = 1; i <= CONFLICT_ATTEMPTS; i++) {
-			if (base == null) {
-				base = this.api.get(name);
-				if (base == null || !LeaseCodec.isHeldBy(base, lease)) {
-					return OptionalLong.empty();
-				}
-			}
-			if (this.expiry.hasExpired(name, base)) {
-				return OptionalLong.empty();
-			}
-			long fencingToken = LeaseCodec.fencingToken(base) + 1;
-			Instant lastSlot = LeaseCodec.lastSlot(base);
-			Lease next = new LeaseBuilder(base).editMetadata()
-				.addToAnnotations(FENCING_TOKEN_ANNOTATION, Long.toString(fencingToken))
-				.addToAnnotations(LAST_SLOT_ANNOTATION,
-						(lastSlot == null || slot.isAfter(lastSlot)) ? slot.toString() : lastSlot.toString())
-				.endMetadata()
-				.build();
-			LeaseCodec.startRun(next.getMetadata().getAnnotations(), slot, attempt);
-			try {
-				Lease written = this.api.update(next);
-				this.held.computeIfPresent(lease.leaseToken(), (token, held) -> new Held(written, held.acquiredAt()));
-				return OptionalLong.of(fencingToken);
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
-					forget(lease);
-					return OptionalLong.empty();
-				}
-				if (!isConflict(ex)) {
-					throw ex;
-				}
-				// changed since this node wrote it: a ledger entry, or a new holder
-				pauseAfterConflict(i);
-				base = null;
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not start a run under the Kubernetes Lease '" + name
-				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts while still held by this run");
+		return this.updates.startRun(lease, slot, attempt);
 	}
 
 	/**
@@ -963,13 +398,13 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (policies.isEmpty()) {
 			return Set.of();
 		}
-		Map<String, Lease> leases = listLeases();
+		Map<String, Lease> leases = this.jobLeases.list();
 		Instant now = this.clock.instant();
 		Set<String> pending = new LinkedHashSet<>();
 		policies.forEach((jobName, policy) -> {
 			String name = leaseName(jobName);
 			Lease lease = leases.get(name);
-			if (lease == null || !jobName.equals(LeaseCodec.annotation(lease, JOB_NAME_ANNOTATION))) {
+			if (lease == null || !JobLeases.isOf(lease, jobName)) {
 				return;
 			}
 			if (LeaseCodec.holder(lease) != null && this.expiry.isLive(name, lease)) {
@@ -991,54 +426,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		return this.runLedger;
 	}
 
-	/**
-	 * List this backend's Leases of the namespace in one request, by name.
-	 */
-	Map<String, Lease> listLeases() {
-		Map<String, Lease> leases = new LinkedHashMap<>();
-		for (Lease lease : this.api.list(MANAGED_BY_LABEL, "cluster-singleton")) {
-			leases.put(lease.getMetadata().getName(), lease);
-		}
-		return leases;
-	}
-
-	/**
-	 * Return a Lease for a job that nobody holds, to create for its run ledger when the
-	 * job never had a lease.
-	 */
-	Lease newLease(String jobName) {
-		return new LeaseBuilder().withNewMetadata()
-			.withName(leaseName(jobName))
-			.withNamespace(this.namespace)
-			.addToLabels(MANAGED_BY_LABEL, "cluster-singleton")
-			.addToAnnotations(JOB_NAME_ANNOTATION, jobName)
-			.endMetadata()
-			.withNewSpec()
-			.withLeaseTransitions(0)
-			.endSpec()
-			.build();
-	}
-
-	private Duration remaining(Lease lease, @Nullable Held known, Duration lockAtLeastFor) {
-		if (lockAtLeastFor.isZero()) {
-			return Duration.ZERO;
-		}
-		if (known != null) {
-			return lockAtLeastFor.minusNanos(this.nanoTime.getAsLong() - known.acquiredAt());
-		}
-		// not acquired by this instance (restarted meanwhile?): use the time it wrote
-		ZonedDateTime acquired = (lease.getSpec() != null) ? lease.getSpec().getAcquireTime() : null;
-		return (acquired != null) ? lockAtLeastFor.minus(Duration.between(acquired.toInstant(), this.clock.instant()))
-				: lockAtLeastFor;
-	}
-
-	private void logNotReleased(HeldLease lease) {
-		if (logger.isDebugEnabled()) {
-			logger.debug("cluster-singleton did not release the Kubernetes Lease of job '" + lease.jobName()
-					+ "': it no longer carries this run's token");
-		}
-	}
-
 	@Override
 	public Optional<LeaseInfo> describe(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
@@ -1047,7 +434,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (lease == null) {
 			return Optional.empty();
 		}
-		checkJob(lease, jobName);
+		this.jobLeases.checkJob(lease, jobName);
 		String holder = LeaseCodec.holder(lease);
 		LeaseSpec spec = lease.getSpec();
 		Instant acquiredAt = (spec != null && spec.getAcquireTime() != null) ? spec.getAcquireTime().toInstant() : null;
@@ -1061,40 +448,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	@Override
 	public boolean forceRelease(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
-		String name = leaseName(jobName);
-		for (int attempt = 1; attempt <= CONFLICT_ATTEMPTS; attempt++) {
-			Lease lease = this.api.get(name);
-			if (lease == null) {
-				return false;
-			}
-			checkJob(lease, jobName);
-			if (LeaseCodec.holder(lease) == null) {
-				return false;
-			}
-			boolean live = this.expiry.isLive(name, lease);
-			Lease next = new LeaseBuilder(lease).editOrNewSpec()
-				.withHolderIdentity(null)
-				.withRenewTime(now(lease))
-				.endSpec()
-				.editMetadata()
-				.removeFromAnnotations(LEASE_TOKEN_ANNOTATION)
-				.endMetadata()
-				.build();
-			try {
-				this.api.update(next);
-				return live;
-			}
-			catch (KubernetesClientException ex) {
-				if (isNotFound(ex)) {
-					return false;
-				}
-				if (!isConflict(ex)) {
-					throw ex;
-				}
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not force-release the Kubernetes Lease '" + name
-				+ "': it changed under every one of " + CONFLICT_ATTEMPTS + " attempts");
+		return this.updates.forceRelease(jobName);
 	}
 
 	/**
@@ -1112,10 +466,7 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		ThreadPoolExecutor executor = this.renewals;
-		if (executor != null) {
-			executor.shutdown();
-		}
+		this.renewal.close();
 	}
 
 	@Override
@@ -1124,124 +475,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.api.setStoreClockObserver(observer);
 	}
 
-	private void remember(Lease written, LeaseRequest request, long sent) {
-		this.held.put(request.leaseToken(), new Held(written, sent));
-	}
-
-	private void forget(HeldLease lease) {
-		this.held.remove(lease.leaseToken());
-	}
-
-	void checkJob(Lease lease, String jobName) {
-		String owner = LeaseCodec.annotation(lease, JOB_NAME_ANNOTATION);
-		if (owner == null) {
-			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
-					+ "' in namespace '" + this.namespace + "' was not created by cluster-singleton (it has no "
-					+ JOB_NAME_ANNOTATION + " annotation), so job '" + jobName + "' does not use it: it may be "
-					+ "another component's leader election. Choose another cluster-singleton.kubernetes.lease-prefix");
-		}
-		if (!owner.equals(jobName)) {
-			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
-					+ "' in namespace '" + this.namespace + "' belongs to job '" + owner + "', not to job '" + jobName
-					+ "': both names map to one Lease name. Rename one of the jobs, or give the applications "
-					+ "different cluster-singleton.kubernetes.lease-prefix values");
-		}
-	}
-
-	/**
-	 * Classify an acquisition that lost the race for the Lease to another node's write:
-	 * {@code slot-done} when the winner claimed this slot or a later one, otherwise
-	 * {@code held}. Costs one read, on a lost race only.
-	 */
-	private AcquireResult lostRace(String name, LeaseRequest request) {
-		try {
-			Lease winner = this.api.get(name);
-			if (winner != null) {
-				return AcquireResult.notAcquired(request, LeaseCodec.holder(winner), LeaseCodec.lastSlot(winner));
-			}
-		}
-		catch (RuntimeException ex) {
-			// the race is lost either way; the read only names the outcome
-			if (logger.isDebugEnabled()) {
-				logger.debug("Could not read the Kubernetes Lease '" + name + "' after losing the race for it", ex);
-			}
-		}
-		return AcquireResult.held(null);
-	}
-
-	private ZonedDateTime now() {
-		// MicroTime: the API server keeps microseconds
-		return ZonedDateTime.ofInstant(this.clock.instant().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
-	}
-
-	/**
-	 * The time to write as the {@code renewTime} of a new version of a Lease: now, but
-	 * always after the Lease's current one, so that every write changes the record the
-	 * other nodes watch, even on a clock that stands still or steps back.
-	 */
-	private ZonedDateTime now(Lease current) {
-		ZonedDateTime now = now();
-		ZonedDateTime renewed = (current.getSpec() != null) ? current.getSpec().getRenewTime() : null;
-		return (renewed != null && !now.isAfter(renewed)) ? renewed.plus(1, ChronoUnit.MICROS) : now;
-	}
-
-	/**
-	 * Pause for a random time of up to {@value #CONFLICT_PAUSE_MILLIS_PER_ATTEMPT} ms per
-	 * attempt made, before a write that lost to another writer is tried again. An
-	 * interrupt ends the pause early and stays set.
-	 * @param attempt the attempts made so far
-	 */
-	static void pauseAfterConflict(int attempt) {
-		try {
-			Thread.sleep(ThreadLocalRandom.current().nextLong(1, CONFLICT_PAUSE_MILLIS_PER_ATTEMPT * attempt + 1L));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private static boolean isConflict(KubernetesClientException ex) {
-		return ex.getCode() == 409;
-	}
-
-	private static boolean isNotFound(KubernetesClientException ex) {
-		return ex.getCode() == 404;
-	}
-
-	private ThreadPoolExecutor renewals() {
-		ThreadPoolExecutor executor = this.renewals;
-		if (executor == null) {
-			synchronized (this) {
-				executor = this.renewals;
-				if (executor == null) {
-					executor = new ThreadPoolExecutor(this.renewalConcurrency, this.renewalConcurrency, 60,
-							TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
-								Thread thread = new Thread(task,
-										"cluster-singleton-kubernetes-renewal-" + threadCounter.incrementAndGet());
-								thread.setDaemon(true);
-								return thread;
-							});
-					executor.allowCoreThreadTimeOut(true);
-					this.renewals = executor;
-				}
-			}
-		}
-		return executor;
-	}
-
 	@Override
 	public String toString() {
 		return "KubernetesLeaseBackend [namespace=" + this.namespace + ", leasePrefix=" + this.leasePrefix + ", server="
 				+ this.client.getMasterUrl() + "]";
-	}
-
-	private record Held(Lease lease, long acquiredAt) {
-	}
-
-	/**
-	 * A recovery mark, and when (monotonic) this node first saw it.
-	 */
-	private record SeenMark(String mark, long firstSeen) {
 	}
 
 }

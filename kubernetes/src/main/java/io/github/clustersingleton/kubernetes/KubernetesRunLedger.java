@@ -32,27 +32,27 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.kubernetes.OptimisticUpdate.Retry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUNS_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RUNS;
+import static io.github.clustersingleton.kubernetes.OptimisticUpdate.done;
 
 /**
- * The run ledger of the Kubernetes backend: the annotation
- * {@value KubernetesLeaseBackend#RUNS_ANNOTATION} of each job's Lease holds a JSON array
- * of the job's newest runs, newest (highest fencing token) first, at most
- * {@value KubernetesLeaseBackend#MAX_LEDGER_RUNS}. Every change is a read and a PUT with
- * the resourceVersion read, tried again when another write came in between; the write
- * touches only that annotation, so it never changes who holds the Lease nor keeps a dead
- * holder's Lease alive (expiry does not look at it).
+ * The run ledger of the Kubernetes backend: the annotation {@value LeaseAnnotations#RUNS}
+ * of each job's Lease holds a JSON array of the job's newest runs, newest (highest
+ * fencing token) first, at most {@value LeaseAnnotations#MAX_LEDGER_RUNS}. Every change
+ * is a read and a PUT with the resourceVersion read, tried again when another write came
+ * in between; the write touches only that annotation, so it never changes who holds the
+ * Lease nor keeps a dead holder's Lease alive (expiry does not look at it).
  *
  * @author cluster-singleton contributors
  */
@@ -68,12 +68,12 @@ final class KubernetesRunLedger implements RunLedger {
 
 	private static final ObjectMapper json = new ObjectMapper();
 
-	private final KubernetesLeaseBackend backend;
+	private final JobLeases jobLeases;
 
 	private final LeaseApi api;
 
-	KubernetesRunLedger(KubernetesLeaseBackend backend, LeaseApi api) {
-		this.backend = backend;
+	KubernetesRunLedger(JobLeases jobLeases, LeaseApi api) {
+		this.jobLeases = jobLeases;
 		this.api = api;
 	}
 
@@ -81,7 +81,7 @@ final class KubernetesRunLedger implements RunLedger {
 	public void record(RunRecord run, int maxRuns) {
 		Assert.notNull(run, "'run' must not be null");
 		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
-		int keep = Math.min(maxRuns, KubernetesLeaseBackend.MAX_LEDGER_RUNS);
+		int keep = Math.min(maxRuns, LeaseAnnotations.MAX_LEDGER_RUNS);
 		update(run.jobName(), true, (runs) -> {
 			List<RunRecord> next = new ArrayList<>(runs.size() + 1);
 			next.add(run);
@@ -116,11 +116,11 @@ final class KubernetesRunLedger implements RunLedger {
 		if (limit <= 0) {
 			return List.of();
 		}
-		Lease lease = this.api.get(this.backend.leaseName(jobName));
+		Lease lease = this.api.get(this.jobLeases.leaseName(jobName));
 		if (lease == null) {
 			return List.of();
 		}
-		this.backend.checkJob(lease, jobName);
+		this.jobLeases.checkJob(lease, jobName);
 		List<RunRecord> runs = read(lease, jobName);
 		return (runs.size() > limit) ? List.copyOf(runs.subList(0, limit)) : runs;
 	}
@@ -137,17 +137,16 @@ final class KubernetesRunLedger implements RunLedger {
 		Map<String, Lease> leases;
 		if (jobNames.size() == 1) {
 			String jobName = jobNames.iterator().next();
-			Lease lease = this.api.get(this.backend.leaseName(jobName));
+			Lease lease = this.api.get(this.jobLeases.leaseName(jobName));
 			leases = (lease != null) ? Map.of(lease.getMetadata().getName(), lease) : Map.of();
 		}
 		else {
-			leases = this.backend.listLeases();
+			leases = this.jobLeases.list();
 		}
 		Map<String, Instant> result = new LinkedHashMap<>();
 		for (String jobName : jobNames) {
-			Lease lease = leases.get(this.backend.leaseName(jobName));
-			if (lease == null
-					|| !jobName.equals(LeaseCodec.annotation(lease, KubernetesLeaseBackend.JOB_NAME_ANNOTATION))) {
+			Lease lease = leases.get(this.jobLeases.leaseName(jobName));
+			if (lease == null || !JobLeases.isOf(lease, jobName)) {
 				continue;
 			}
 			read(lease, jobName).stream()
@@ -168,51 +167,38 @@ final class KubernetesRunLedger implements RunLedger {
 	 * @param change the new runs for the current ones, or {@code null} for no change
 	 */
 	private void update(String jobName, boolean create, Function<List<RunRecord>, @Nullable List<RunRecord>> change) {
-		String name = this.backend.leaseName(jobName);
-		for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-			Lease lease = this.api.get(name);
-			if (lease == null) {
-				if (!create) {
-					return;
-				}
-				List<RunRecord> runs = change.apply(List.of());
-				Lease created = this.backend.newLease(jobName);
-				created.getMetadata().getAnnotations().put(RUNS_ANNOTATION, write(runs));
-				try {
-					this.api.create(created);
-					return;
-				}
-				catch (KubernetesClientException ex) {
-					if (ex.getCode() != 409) {
-						throw ex;
+		String name = this.jobLeases.leaseName(jobName);
+		OptimisticUpdate
+			.<@Nullable Lease, @Nullable Void>of(this.api, () -> this.api.get(name), Retry.pausing(ATTEMPTS), () -> {
+				throw new IllegalStateException("cluster-singleton could not write the run ledger of job '" + jobName
+						+ "' to the Kubernetes Lease '" + name + "': it changed under every one of " + ATTEMPTS
+						+ " attempts");
+			})
+			// on a conflict (a 404 too): out of step with the claim or release that wrote
+			// in between
+			.run((lease, fromServer) -> {
+				if (lease == null) {
+					if (!create) {
+						return done(null);
 					}
-					KubernetesLeaseBackend.pauseAfterConflict(attempt);
-					continue;
+					List<RunRecord> runs = change.apply(List.of());
+					Lease created = this.jobLeases.newLease(jobName);
+					created.getMetadata().getAnnotations().put(RUNS, write(runs));
+					return OptimisticUpdate.<@Nullable Void>create(created, (written) -> null).ifGone((ex) -> {
+						throw ex;
+					});
 				}
-			}
-			this.backend.checkJob(lease, jobName);
-			List<RunRecord> runs = change.apply(read(lease, jobName));
-			if (runs == null) {
-				return;
-			}
-			Lease next = new LeaseBuilder(lease).editMetadata()
-				.addToAnnotations(RUNS_ANNOTATION, write(runs))
-				.endMetadata()
-				.build();
-			try {
-				this.api.update(next);
-				return;
-			}
-			catch (KubernetesClientException ex) {
-				if (ex.getCode() != 409 && ex.getCode() != 404) {
-					throw ex;
+				this.jobLeases.checkJob(lease, jobName);
+				List<RunRecord> runs = change.apply(read(lease, jobName));
+				if (runs == null) {
+					return done(null);
 				}
-				// out of step with the claim or release that wrote in between
-				KubernetesLeaseBackend.pauseAfterConflict(attempt);
-			}
-		}
-		throw new IllegalStateException("cluster-singleton could not write the run ledger of job '" + jobName
-				+ "' to the Kubernetes Lease '" + name + "': it changed under every one of " + ATTEMPTS + " attempts");
+				Lease next = new LeaseBuilder(lease).editMetadata()
+					.addToAnnotations(RUNS, write(runs))
+					.endMetadata()
+					.build();
+				return OptimisticUpdate.update(next, (written) -> null);
+			});
 	}
 
 	/**
@@ -220,7 +206,7 @@ final class KubernetesRunLedger implements RunLedger {
 	 * entry is logged and left out (the next write replaces it).
 	 */
 	private static List<RunRecord> read(Lease lease, String jobName) {
-		String value = LeaseCodec.annotation(lease, RUNS_ANNOTATION);
+		String value = LeaseCodec.annotation(lease, RUNS);
 		if (value == null || value.isBlank()) {
 			return List.of();
 		}
@@ -231,15 +217,15 @@ final class KubernetesRunLedger implements RunLedger {
 					runs.add(run(jobName, node));
 				}
 				catch (RuntimeException ex) {
-					logger.warn("cluster-singleton ignores an unreadable entry of the " + RUNS_ANNOTATION
+					logger.warn("cluster-singleton ignores an unreadable entry of the " + RUNS
 							+ " annotation of the Kubernetes Lease '" + lease.getMetadata().getName() + "': " + node,
 							ex);
 				}
 			}
 		}
 		catch (JacksonException ex) {
-			logger.warn("cluster-singleton ignores the unreadable " + RUNS_ANNOTATION
-					+ " annotation of the Kubernetes Lease '" + lease.getMetadata().getName() + "'", ex);
+			logger.warn("cluster-singleton ignores the unreadable " + RUNS + " annotation of the Kubernetes Lease '"
+					+ lease.getMetadata().getName() + "'", ex);
 			return List.of();
 		}
 		runs.sort(Comparator.comparingLong(RunRecord::fencingToken).reversed());

@@ -16,38 +16,56 @@
 
 package io.github.clustersingleton.kubernetes;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Objects;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.SlotRun;
 import org.jspecify.annotations.Nullable;
 
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.ATTEMPT_ANNOTATION;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.FENCING_TOKENS_PER_SECOND;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LAST_SLOT_ANNOTATION;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RECOVER_MARK_ANNOTATION;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RETRY_AT_ANNOTATION;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUN_SLOT_ANNOTATION;
-import static io.github.clustersingleton.kubernetes.KubernetesLeaseBackend.RUN_STATE_ANNOTATION;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.ATTEMPT;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.FENCING_TOKEN;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.JOB_NAME;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.LAST_SLOT;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.LEASE_TOKEN;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.MANAGED_BY;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.MANAGED_BY_LABEL;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RECOVER_MARK;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RETRY_AT;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RUN_SLOT;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RUN_STATE;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RUN_TOKEN;
 
 /**
  * Reads what cluster-singleton keeps in a Lease: the holder in its spec, and the fencing
  * token, last slot, lease token and the job's current run (run slot, attempt, run state,
- * retry time) in its {@code cluster-singleton.io/*} annotations.
+ * retry time) in its {@code cluster-singleton.io/*} annotations; and builds the Leases a
+ * claim creates or writes.
  *
  * @author cluster-singleton contributors
  */
 final class LeaseCodec {
+
+	/**
+	 * Fencing tokens of a Lease start at its {@code creationTimestamp} (API server time,
+	 * whole seconds) times this, so that a Lease deleted and created again still hands
+	 * out tokens above every earlier one (unless a job was acquired a million times per
+	 * second of its Lease's life).
+	 */
+	static final long FENCING_TOKENS_PER_SECOND = 1_000_000;
 
 	private LeaseCodec() {
 	}
@@ -61,15 +79,13 @@ final class LeaseCodec {
 	static String record(Lease lease) {
 		LeaseSpec spec = lease.getSpec();
 		return String.join("|", String.valueOf((spec != null) ? spec.getHolderIdentity() : null),
-				String.valueOf(annotation(lease, LEASE_TOKEN_ANNOTATION)),
-				String.valueOf(annotation(lease, FENCING_TOKEN_ANNOTATION)),
+				String.valueOf(annotation(lease, LEASE_TOKEN)), String.valueOf(annotation(lease, FENCING_TOKEN)),
 				String.valueOf((spec != null && spec.getRenewTime() != null) ? spec.getRenewTime().toInstant() : null),
 				String.valueOf((spec != null) ? spec.getLeaseDurationSeconds() : null));
 	}
 
 	static boolean isHeldBy(Lease lease, HeldLease held) {
-		return held.owner().equals(holder(lease))
-				&& held.leaseToken().equals(annotation(lease, LEASE_TOKEN_ANNOTATION));
+		return held.owner().equals(holder(lease)) && held.leaseToken().equals(annotation(lease, LEASE_TOKEN));
 	}
 
 	static @Nullable String holder(Lease lease) {
@@ -95,7 +111,7 @@ final class LeaseCodec {
 	 * {@code creationTimestamp}.
 	 */
 	static long fencingToken(Lease lease) {
-		String value = annotation(lease, FENCING_TOKEN_ANNOTATION);
+		String value = annotation(lease, FENCING_TOKEN);
 		if (value == null) {
 			return firstFencingToken(lease);
 		}
@@ -104,7 +120,7 @@ final class LeaseCodec {
 		}
 		catch (NumberFormatException ex) {
 			throw new IllegalStateException("The Kubernetes Lease '" + lease.getMetadata().getName()
-					+ "' has an unreadable " + FENCING_TOKEN_ANNOTATION + " annotation '" + value + "'", ex);
+					+ "' has an unreadable " + FENCING_TOKEN + " annotation '" + value + "'", ex);
 		}
 	}
 
@@ -122,7 +138,7 @@ final class LeaseCodec {
 	}
 
 	static @Nullable Instant lastSlot(Lease lease) {
-		return instant(lease, LAST_SLOT_ANNOTATION);
+		return instant(lease, LAST_SLOT);
 	}
 
 	private static @Nullable Instant instant(Lease lease, String key) {
@@ -143,18 +159,18 @@ final class LeaseCodec {
 	 * active policy wrote a run slot.
 	 */
 	static @Nullable SlotRun run(Lease lease) {
-		Instant slot = instant(lease, RUN_SLOT_ANNOTATION);
+		Instant slot = instant(lease, RUN_SLOT);
 		if (slot == null) {
 			return null;
 		}
-		String attempt = annotation(lease, ATTEMPT_ANNOTATION);
-		String state = annotation(lease, RUN_STATE_ANNOTATION);
+		String attempt = annotation(lease, ATTEMPT);
+		String state = annotation(lease, RUN_STATE);
 		try {
 			return new SlotRun(slot, (attempt != null) ? Integer.parseInt(attempt.strip()) : 1,
 					(state != null) ? RunState.fromValue(state.strip()) : RunState.RUNNING);
 		}
 		catch (IllegalArgumentException ex) {
-			throw unreadable(lease, ATTEMPT_ANNOTATION + "/" + RUN_STATE_ANNOTATION, attempt + "/" + state, ex);
+			throw unreadable(lease, ATTEMPT + "/" + RUN_STATE, attempt + "/" + state, ex);
 		}
 	}
 
@@ -163,11 +179,11 @@ final class LeaseCodec {
 	 * running, with no retry time and no recovery mark.
 	 */
 	static void startRun(Map<String, String> annotations, Instant slot, int attempt) {
-		annotations.put(RUN_SLOT_ANNOTATION, slot.toString());
-		annotations.put(ATTEMPT_ANNOTATION, Integer.toString(attempt));
-		annotations.put(RUN_STATE_ANNOTATION, RunState.RUNNING.value());
-		annotations.remove(RETRY_AT_ANNOTATION);
-		annotations.remove(RECOVER_MARK_ANNOTATION);
+		annotations.put(RUN_SLOT, slot.toString());
+		annotations.put(ATTEMPT, Integer.toString(attempt));
+		annotations.put(RUN_STATE, RunState.RUNNING.value());
+		annotations.remove(RETRY_AT);
+		annotations.remove(RECOVER_MARK);
 	}
 
 	/**
@@ -188,7 +204,7 @@ final class LeaseCodec {
 		}
 		boolean retryDue = firstClaim;
 		if (!retryDue && run.state() == RunState.FAILED) {
-			Instant retryAt = instant(lease, RETRY_AT_ANNOTATION);
+			Instant retryAt = instant(lease, RETRY_AT);
 			retryDue = retryAt == null || !retryAt.isAfter(now);
 		}
 		return policy.isPending(run, lastSlot(lease), retryDue, firstClaim ? previousSlot : null);
@@ -202,6 +218,99 @@ final class LeaseCodec {
 	static int seconds(Duration duration) {
 		long seconds = duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
 		return (int) Math.max(1, Math.min(Integer.MAX_VALUE, seconds));
+	}
+
+	/**
+	 * The Lease as a claim leaves it: this request's holder, tokens and duration; run
+	 * annotations as they were.
+	 */
+	static Lease claimed(Lease current, LeaseRequest request, long fencingToken, @Nullable String lastSlot,
+			Clock clock) {
+		ZonedDateTime now = renewTime(current, clock);
+		LeaseSpec spec = current.getSpec();
+		String holder = holder(current);
+		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
+		return new LeaseBuilder(current).editMetadata()
+			.addToAnnotations(FENCING_TOKEN, Long.toString(fencingToken))
+			.addToAnnotations(LEASE_TOKEN, request.leaseToken())
+			.addToAnnotations(RUN_TOKEN, request.leaseToken())
+			.addToAnnotations(JOB_NAME, request.jobName())
+			.addToAnnotations(LAST_SLOT, lastSlot)
+			.removeFromAnnotations(RECOVER_MARK)
+			.endMetadata()
+			.editOrNewSpec()
+			.withHolderIdentity(request.owner())
+			.withLeaseDurationSeconds(seconds(request.ttl()))
+			.withAcquireTime(now)
+			.withRenewTime(now)
+			.withLeaseTransitions(request.owner().equals(holder) ? transitions : transitions + 1)
+			.endSpec()
+			.build();
+	}
+
+	/**
+	 * A new Lease as the first claim of a job creates it: held by the request, with the
+	 * slot's first run when it claims a slot.
+	 */
+	static Lease created(String name, String namespace, LeaseRequest request, Clock clock) {
+		ZonedDateTime now = now(clock);
+		Instant slot = request.slot();
+		Lease lease = new LeaseBuilder().withNewMetadata()
+			.withName(name)
+			.withNamespace(namespace)
+			.addToLabels(MANAGED_BY_LABEL, MANAGED_BY)
+			.addToAnnotations(JOB_NAME, request.jobName())
+			.addToAnnotations(LEASE_TOKEN, request.leaseToken())
+			.addToAnnotations(RUN_TOKEN, request.leaseToken())
+			.endMetadata()
+			.withNewSpec()
+			.withHolderIdentity(request.owner())
+			.withLeaseDurationSeconds(seconds(request.ttl()))
+			.withAcquireTime(now)
+			.withRenewTime(now)
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build();
+		if (slot != null) {
+			lease.getMetadata().getAnnotations().put(LAST_SLOT, slot.toString());
+			// a new Lease has no run yet, so nothing is pending: the slot's first run
+			// starts, whatever the policy
+			startRun(lease.getMetadata().getAnnotations(), slot, 1);
+		}
+		return lease;
+	}
+
+	/**
+	 * A new Lease for a job that nobody holds, to create for its run ledger when the job
+	 * never had a lease.
+	 */
+	static Lease unheld(String name, String namespace, String jobName) {
+		return new LeaseBuilder().withNewMetadata()
+			.withName(name)
+			.withNamespace(namespace)
+			.addToLabels(MANAGED_BY_LABEL, MANAGED_BY)
+			.addToAnnotations(JOB_NAME, jobName)
+			.endMetadata()
+			.withNewSpec()
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build();
+	}
+
+	static ZonedDateTime now(Clock clock) {
+		// MicroTime: the API server keeps microseconds
+		return ZonedDateTime.ofInstant(clock.instant().truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+	}
+
+	/**
+	 * The time to write as the {@code renewTime} of a new version of a Lease: now, but
+	 * always after the Lease's current one, so that every write changes the record the
+	 * other nodes watch, even on a clock that stands still or steps back.
+	 */
+	static ZonedDateTime renewTime(Lease current, Clock clock) {
+		ZonedDateTime now = now(clock);
+		ZonedDateTime renewed = (current.getSpec() != null) ? current.getSpec().getRenewTime() : null;
+		return (renewed != null && !now.isAfter(renewed)) ? renewed.plus(1, ChronoUnit.MICROS) : now;
 	}
 
 }

@@ -216,7 +216,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		// deleted and created again still hands out higher tokens
 		assertThat(held.fencingToken())
 			.isEqualTo(Instant.parse(lease.getMetadata().getCreationTimestamp()).getEpochSecond()
-					* KubernetesLeaseBackend.FENCING_TOKENS_PER_SECOND);
+					* LeaseCodec.FENCING_TOKENS_PER_SECOND);
 		assertThat(lease.getMetadata().getAnnotations())
 			.doesNotContainKey(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION)
 			.containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION, slot.toString())

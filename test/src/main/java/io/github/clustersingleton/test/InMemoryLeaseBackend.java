@@ -17,21 +17,15 @@
 package io.github.clustersingleton.test;
 
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -43,11 +37,8 @@ import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
-import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
-import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -94,13 +85,7 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	 */
 	private final Map<String, StoredLease> leases = new HashMap<>();
 
-	/**
-	 * The run ledger: per job, the recorded runs by fencing token; guarded by
-	 * {@link #lock}.
-	 */
-	private final Map<String, NavigableMap<Long, RunRecord>> runs = new HashMap<>();
-
-	private final RunLedger runLedger = new InMemoryRunLedger();
+	private final RunLedger runLedger = new InMemoryRunLedger(this.lock, this::enter);
 
 	private final AtomicLong operations = new AtomicLong();
 
@@ -221,7 +206,7 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 				// a run still recorded as running may have ended without its completion
 				// reaching the store yet: mark it, and take it over after the grace
 				if (lease.recoverAt == null) {
-					lease.recoverAt = plus(now, request.recoveryGrace());
+					lease.recoverAt = StoredLease.plus(now, request.recoveryGrace());
 				}
 				return AcquireResult.nothingPending();
 			}
@@ -286,7 +271,7 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			for (HeldLease held : leases) {
 				StoredLease lease = this.leases.get(held.jobName());
 				if (lease != null && lease.isHeldBy(held.leaseToken(), now)) {
-					lease.expiresAt = plus(now, ttl);
+					lease.expiresAt = StoredLease.plus(now, ttl);
 					renewed.add(held.leaseToken());
 				}
 			}
@@ -328,13 +313,13 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 				// that start has ended this run, and the later one stays as it is
 				if (recorded && stored.fencingToken == lease.fencingToken()) {
 					stored.runState = completion.state();
-					stored.retryAt = (completion.state() == RunState.FAILED) ? plus(now, completion.retryDelay())
-							: null;
+					stored.retryAt = (completion.state() == RunState.FAILED)
+							? StoredLease.plus(now, completion.retryDelay()) : null;
 					stored.recoverAt = null;
 				}
 			}
 			if (stored != null && stored.isHeldBy(lease.leaseToken(), now)) {
-				Instant keepUntil = plus(stored.acquiredAt, lockAtLeastFor);
+				Instant keepUntil = StoredLease.plus(stored.acquiredAt, lockAtLeastFor);
 				stored.expiresAt = keepUntil.isAfter(now) ? keepUntil : now;
 				// a renewal sent before the release must not extend a kept lease or
 				// revive a released one
@@ -456,228 +441,9 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		}
 	}
 
-	/**
-	 * Add a duration to an instant, saturating at {@link Instant#MAX}.
-	 */
-	private static Instant plus(Instant instant, Duration duration) {
-		try {
-			return instant.plus(duration);
-		}
-		catch (DateTimeException | ArithmeticException ex) {
-			return Instant.MAX;
-		}
-	}
-
 	@Override
 	public String toString() {
 		return "InMemoryLeaseBackend[clock=" + this.clock + "]";
-	}
-
-	/**
-	 * The run ledger of this store, under the store's lock.
-	 */
-	private final class InMemoryRunLedger implements RunLedger {
-
-		@Override
-		public void record(RunRecord run, int maxRuns) {
-			Assert.notNull(run, "'run' must not be null");
-			Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
-			enter();
-			InMemoryLeaseBackend.this.lock.lock();
-			try {
-				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.computeIfAbsent(run.jobName(),
-						(jobName) -> new TreeMap<>());
-				records.put(run.fencingToken(), run);
-				while (records.size() > maxRuns) {
-					records.pollFirstEntry();
-				}
-			}
-			finally {
-				InMemoryLeaseBackend.this.lock.unlock();
-			}
-		}
-
-		@Override
-		public void markLostBefore(String jobName, long fencingToken) {
-			Assert.notNull(jobName, "'jobName' must not be null");
-			enter();
-			InMemoryLeaseBackend.this.lock.lock();
-			try {
-				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
-				if (records != null) {
-					for (Map.Entry<Long, RunRecord> entry : records.headMap(fencingToken, false).entrySet()) {
-						if (entry.getValue().state() == RunState.RUNNING) {
-							entry.setValue(entry.getValue().finish(RunState.LOST, null, null));
-						}
-					}
-				}
-			}
-			finally {
-				InMemoryLeaseBackend.this.lock.unlock();
-			}
-		}
-
-		@Override
-		public List<RunRecord> history(String jobName, int limit) {
-			Assert.notNull(jobName, "'jobName' must not be null");
-			enter();
-			InMemoryLeaseBackend.this.lock.lock();
-			try {
-				NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
-				if (records == null) {
-					return List.of();
-				}
-				return records.descendingMap().values().stream().limit(Math.max(0, limit)).toList();
-			}
-			finally {
-				InMemoryLeaseBackend.this.lock.unlock();
-			}
-		}
-
-		@Override
-		public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
-			Assert.notNull(jobNames, "'jobNames' must not be null");
-			enter();
-			Map<String, Instant> result = new LinkedHashMap<>();
-			InMemoryLeaseBackend.this.lock.lock();
-			try {
-				for (String jobName : jobNames) {
-					NavigableMap<Long, RunRecord> records = InMemoryLeaseBackend.this.runs.get(jobName);
-					if (records == null) {
-						continue;
-					}
-					List<Instant> ends = new ArrayList<>();
-					for (RunRecord run : records.values()) {
-						if (run.state() == RunState.SUCCEEDED && run.finishedAt() != null) {
-							ends.add(run.finishedAt());
-						}
-					}
-					ends.stream().max(Instant::compareTo).ifPresent((end) -> result.put(jobName, end));
-				}
-			}
-			finally {
-				InMemoryLeaseBackend.this.lock.unlock();
-			}
-			return result;
-		}
-
-	}
-
-	/**
-	 * The stored state of one job, as a row of the JDBC backend's table.
-	 */
-	private static final class StoredLease {
-
-		private String owner;
-
-		/**
-		 * The token of the acquisition that holds the lease; {@code null} once released
-		 * or force-released.
-		 */
-		private @Nullable String leaseToken;
-
-		private Instant acquiredAt;
-
-		private Instant expiresAt;
-
-		private long fencingToken;
-
-		private @Nullable Instant lastSlot;
-
-		/** The slot of the current run; {@code null} until a claim with a policy. */
-		private @Nullable Instant runSlot;
-
-		private int attempt;
-
-		private RunState runState = RunState.RUNNING;
-
-		/** For a failed run, from when a recovery claim may take it. */
-		private @Nullable Instant retryAt;
-
-		/**
-		 * The lease token of the claim that took the job last, which a completion of the
-		 * current run must carry; kept when the lease is released or expires.
-		 */
-		private String runToken;
-
-		/**
-		 * For a run still recorded as running on an expired lease, from when a claim may
-		 * take it over (set by the first recovery claim that found it).
-		 */
-		private @Nullable Instant recoverAt;
-
-		StoredLease(LeaseRequest request, Instant now) {
-			this.owner = request.owner();
-			this.leaseToken = request.leaseToken();
-			this.runToken = request.leaseToken();
-			this.acquiredAt = now;
-			this.expiresAt = plus(now, request.ttl());
-			this.fencingToken = 1;
-			this.lastSlot = request.slot();
-		}
-
-		void takeOver(LeaseRequest request, Instant now) {
-			this.owner = request.owner();
-			this.leaseToken = request.leaseToken();
-			this.runToken = request.leaseToken();
-			this.recoverAt = null;
-			this.acquiredAt = now;
-			this.expiresAt = plus(now, request.ttl());
-			this.fencingToken++;
-			if (request.slot() != null) {
-				this.lastSlot = request.slot();
-			}
-		}
-
-		boolean isLive(Instant now) {
-			return this.expiresAt.isAfter(now);
-		}
-
-		void startRun(Instant slot, int attempt) {
-			this.runSlot = slot;
-			this.attempt = attempt;
-			this.runState = RunState.RUNNING;
-			this.retryAt = null;
-			this.recoverAt = null;
-		}
-
-		/**
-		 * Whether a claim must not take the current run over yet: it is still recorded as
-		 * running, the policy would run it again, and no recovery claim marked it at
-		 * least the grace ago.
-		 */
-		boolean awaitsGrace(ClaimPolicy policy, Instant now) {
-			SlotRun run = run();
-			return run != null && policy.needsRecoveryGrace(run)
-					&& (this.recoverAt == null || this.recoverAt.isAfter(now));
-		}
-
-		@Nullable SlotRun run() {
-			return (this.runSlot != null) ? new SlotRun(this.runSlot, this.attempt, this.runState) : null;
-		}
-
-		/**
-		 * Whether the row has work pending under a policy, judged on the row as it is
-		 * before a claim.
-		 * @param policy the job's policy
-		 * @param previousSlot the request's previous slot (first claims only)
-		 * @param firstClaim whether the claim is a first claim (a failed run is taken
-		 * over at once, and unclaimed slots count)
-		 * @param now the store's time
-		 */
-		boolean isPending(ClaimPolicy policy, @Nullable Instant previousSlot, boolean firstClaim, Instant now) {
-			if (this.runSlot == null) {
-				return false;
-			}
-			boolean retryDue = firstClaim || this.retryAt == null || !this.retryAt.isAfter(now);
-			return policy.isPending(new SlotRun(this.runSlot, this.attempt, this.runState), this.lastSlot, retryDue,
-					firstClaim ? previousSlot : null);
-		}
-
-		boolean isHeldBy(String leaseToken, Instant now) {
-			return leaseToken.equals(this.leaseToken) && isLive(now);
-		}
-
 	}
 
 }
