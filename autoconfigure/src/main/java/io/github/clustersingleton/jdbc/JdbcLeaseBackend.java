@@ -56,9 +56,6 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.dao.TransientDataAccessException;
-import org.springframework.jdbc.UncategorizedSQLException;
-import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
-import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.util.Assert;
 
 /**
@@ -108,15 +105,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 */
 	static final int MAX_LEASES_PER_STATEMENT = 1000;
 
-	/**
-	 * SQL state of a deadlock or serialization failure, after which the database rolled
-	 * the statement back and it can simply run again.
-	 */
-	private static final String SERIALIZATION_FAILURE = "40001";
-
-	private static final int MAX_ATTEMPTS = 3;
-
-	private final DataSource dataSource;
+	private final ConnectionRunner connections;
 
 	private static final Log logger = LogFactory.getLog(JdbcLeaseBackend.class);
 
@@ -125,8 +114,6 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	private final String runTableName;
 
 	private final RunLedger runLedger = new JdbcRunLedger();
-
-	private final SQLExceptionTranslator exceptionTranslator = new SQLExceptionSubclassTranslator();
 
 	private volatile @Nullable JdbcDialect dialect;
 
@@ -163,7 +150,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 */
 	public JdbcLeaseBackend(DataSource dataSource, String tableName, String runTableName) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
-		this.dataSource = dataSource;
+		this.connections = new ConnectionRunner(dataSource);
 		this.tableName = JdbcPlatform.validateTableName(tableName);
 		this.runTableName = JdbcPlatform.validateTableName(runTableName, JdbcPlatform.RUN_TABLE_NAME_PROPERTY);
 	}
@@ -531,36 +518,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	}
 
 	private <T> T execute(String task, String table, ConnectionAction<T> action) {
-		for (int attempt = 1;; attempt++) {
-			try {
-				return executeOnce(action);
-			}
-			catch (SQLException ex) {
-				if (attempt >= MAX_ATTEMPTS || !SERIALIZATION_FAILURE.equals(ex.getSQLState())) {
-					throw translate(task, table, ex);
-				}
-			}
-		}
-	}
-
-	private <T> T executeOnce(ConnectionAction<T> action) throws SQLException {
-		// Straight from the DataSource, not DataSourceUtils: never join the caller's
-		// transaction, so a rollback there cannot undo a lease change
-		try (Connection connection = this.dataSource.getConnection()) {
-			JdbcDialect dialect = getDialect(connection);
-			boolean autoCommit = connection.getAutoCommit();
-			if (!autoCommit) {
-				connection.setAutoCommit(true);
-			}
-			try {
-				return action.execute(connection, dialect);
-			}
-			finally {
-				if (!autoCommit) {
-					connection.setAutoCommit(false);
-				}
-			}
-		}
+		return this.connections.runRetrying(this::getDialect, action::execute, (ex) -> translate(task, table, ex));
 	}
 
 	private JdbcDialect getDialect(Connection connection) throws SQLException {
@@ -594,9 +552,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	private DataAccessException translate(String task, String table, SQLException ex) {
 		// Spring's messages do not all carry the driver's: the SQL state at least tells
 		// "no such table" (42P01, 42S02) from "connection refused" (08...)
-		String message = "Failed to " + task + " in " + table + " (SQL state " + ex.getSQLState() + ")";
-		DataAccessException translated = this.exceptionTranslator.translate(message, null, ex);
-		return (translated != null) ? translated : new UncategorizedSQLException(message, null, ex);
+		return ConnectionRunner
+			.translate("Failed to " + task + " in " + table + " (SQL state " + ex.getSQLState() + ")", ex);
 	}
 
 	/**
