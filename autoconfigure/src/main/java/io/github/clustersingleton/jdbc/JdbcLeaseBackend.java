@@ -115,14 +115,14 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private final RunLedger runLedger = new JdbcRunLedger();
 
-	private volatile @Nullable JdbcDialect dialect;
+	private volatile @Nullable PlatformStatements statements;
 
 	/**
-	 * Guards the detection of the dialect, which reads the connection's metadata: a lock
+	 * Guards the detection of the platform, which reads the connection's metadata: a lock
 	 * rather than a monitor, so that virtual threads do not pin their carrier threads
 	 * there (JDK 21 to 23).
 	 */
-	private final ReentrantLock dialectLock = new ReentrantLock();
+	private final ReentrantLock statementsLock = new ReentrantLock();
 
 	private @Nullable JdbcLeaseSchemaInitializer schemaInitializer;
 
@@ -177,9 +177,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public void setRenewalTimeout(Duration renewalTimeout) {
 		Assert.isTrue(renewalTimeout != null && !renewalTimeout.isNegative(), "'renewalTimeout' must not be negative");
 		this.renewalTimeout = renewalTimeout;
-		JdbcDialect dialect = this.dialect;
-		if (dialect != null) {
-			dialect.setRenewalTimeout(renewalTimeout);
+		PlatformStatements statements = this.statements;
+		if (statements != null) {
+			statements.lease().setRenewalTimeout(renewalTimeout);
 		}
 	}
 
@@ -206,9 +206,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public void setStoreClockObserver(StoreClockObserver observer) {
 		Assert.notNull(observer, "'observer' must not be null");
 		this.storeClockObserver = observer;
-		JdbcDialect dialect = this.dialect;
-		if (dialect != null) {
-			dialect.setStoreClockObserver(observer);
+		PlatformStatements statements = this.statements;
+		if (statements != null) {
+			statements.lease().setStoreClockObserver(observer);
 		}
 	}
 
@@ -280,22 +280,24 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * missing and the statements that fix it.
 	 */
 	private void checkRunColumnsAndTable() {
-		List<String> missing = execute("read the columns", (connection, dialect) -> {
-			List<String> columns = dialect.missingRunColumns(connection);
+		List<String> missing = execute("read the columns", (connection, statements) -> {
+			List<String> columns = statements.schemaUpgrade().missingRunColumns(connection);
 			if (!columns.isEmpty()) {
 				throw new IllegalStateException("The cluster-singleton lease table '" + this.tableName
 						+ "' lacks the column(s) " + String.join(", ", columns)
 						+ " that recovery, catch-up and the run ledger need (the table was created by an earlier "
 						+ "version). Add them with: "
-						+ columns.stream().map(dialect::addColumnStatement).collect(Collectors.joining("; "))
+						+ columns.stream()
+							.map(statements.schemaUpgrade()::addColumnStatement)
+							.collect(Collectors.joining("; "))
 						+ "; or let cluster-singleton add them with cluster-singleton.jdbc.initialize-schema=always");
 			}
 			return columns;
 		});
 		Assert.state(missing.isEmpty(), "Unexpected missing columns");
-		executeOnRunTable("probe the run table", (connection, dialect) -> {
+		executeOnRunTable("probe the run table", (connection, statements) -> {
 			try {
-				dialect.probeRunTable(connection);
+				statements.runLedger().probeRunTable(connection);
 			}
 			catch (SQLException ex) {
 				if (ex.getSQLState() != null && ex.getSQLState().startsWith("08")) {
@@ -317,8 +319,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * own and nothing is excluded across nodes.
 	 */
 	private void warnIfNoOtherNodeCanShare() {
-		String url = execute("read the database URL", (connection, dialect) -> (dialect instanceof H2Dialect)
-				? String.valueOf(connection.getMetaData().getURL()) : null);
+		String url = execute("read the database URL",
+				(connection, statements) -> (statements.platform() == JdbcPlatform.H2)
+						? String.valueOf(connection.getMetaData().getURL()) : null);
 		if (url != null && isPrivateH2(url)) {
 			logger.warn("cluster-singleton keeps its leases in H2 database '" + url + "', which only this JVM can "
 					+ "open: other nodes have lease tables of their own, so nothing keeps them from running the same "
@@ -401,7 +404,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		return execute("acquire lease of job '" + request.jobName() + "'",
-				(connection, dialect) -> dialect.claim(connection, request));
+				(connection, statements) -> statements.lease().claim(connection, request));
 	}
 
 	@Override
@@ -413,12 +416,12 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		}
 		// One entry per lease token: the update count is compared with the lease count
 		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
-		return execute("renew " + distinct.size() + " lease(s)", (connection, dialect) -> {
+		return execute("renew " + distinct.size() + " lease(s)", (connection, statements) -> {
 			Set<String> renewed = new HashSet<>();
 			for (int from = 0; from < distinct.size(); from += MAX_LEASES_PER_STATEMENT) {
 				List<HeldLease> chunk = distinct.subList(from,
 						Math.min(from + MAX_LEASES_PER_STATEMENT, distinct.size()));
-				renewed.addAll(dialect.renewBounded(connection, chunk, ttl));
+				renewed.addAll(statements.lease().renewBounded(connection, chunk, ttl));
 			}
 			return renewed;
 		});
@@ -429,7 +432,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		execute("release lease of job '" + lease.jobName() + "'",
-				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor));
+				(connection, statements) -> statements.lease().release(connection, lease, lockAtLeastFor));
 	}
 
 	@Override
@@ -443,7 +446,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
 		boolean matched = execute("release lease of job '" + lease.jobName() + "'",
-				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor, completion));
+				(connection, statements) -> statements.lease().release(connection, lease, lockAtLeastFor, completion));
 		return matched || completion.state() == null;
 	}
 
@@ -453,7 +456,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		Assert.notNull(slot, "'slot' must not be null");
 		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
 		return execute("start a run of job '" + lease.jobName() + "'",
-				(connection, dialect) -> dialect.startRun(connection, lease, slot, attempt));
+				(connection, statements) -> statements.lease().startRun(connection, lease, slot, attempt));
 	}
 
 	@Override
@@ -463,7 +466,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			return Set.of();
 		}
 		return execute("find pending work of " + policies.size() + " job(s)",
-				(connection, dialect) -> dialect.findPending(connection, policies));
+				(connection, statements) -> statements.lease().findPending(connection, policies));
 	}
 
 	@Override
@@ -475,20 +478,20 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public Optional<LeaseInfo> describe(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		return execute("describe lease of job '" + jobName + "'",
-				(connection, dialect) -> dialect.describe(connection, jobName));
+				(connection, statements) -> statements.lease().describe(connection, jobName));
 	}
 
 	@Override
 	public boolean forceRelease(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		return execute("force-release lease of job '" + jobName + "'",
-				(connection, dialect) -> dialect.forceRelease(connection, jobName));
+				(connection, statements) -> statements.lease().forceRelease(connection, jobName));
 	}
 
 	@Override
 	public void probe() {
-		execute("run a probe query", (connection, dialect) -> {
-			dialect.probe(connection);
+		execute("run a probe query", (connection, statements) -> {
+			statements.lease().probe(connection);
 			return Boolean.TRUE;
 		});
 	}
@@ -518,27 +521,27 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	}
 
 	private <T> T execute(String task, String table, ConnectionAction<T> action) {
-		return this.connections.runRetrying(this::getDialect, action::execute, (ex) -> translate(task, table, ex));
+		return this.connections.runRetrying(this::getStatements, action::execute, (ex) -> translate(task, table, ex));
 	}
 
-	private JdbcDialect getDialect(Connection connection) throws SQLException {
-		JdbcDialect dialect = this.dialect;
-		if (dialect == null) {
-			this.dialectLock.lock();
+	private PlatformStatements getStatements(Connection connection) throws SQLException {
+		PlatformStatements statements = this.statements;
+		if (statements == null) {
+			this.statementsLock.lock();
 			try {
-				dialect = this.dialect;
-				if (dialect == null) {
-					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName, this.runTableName);
-					dialect.setRenewalTimeout(this.renewalTimeout);
-					dialect.setStoreClockObserver(this.storeClockObserver);
-					this.dialect = dialect;
+				statements = this.statements;
+				if (statements == null) {
+					statements = PlatformStatements.of(JdbcPlatform.of(connection), this.tableName, this.runTableName);
+					statements.lease().setRenewalTimeout(this.renewalTimeout);
+					statements.lease().setStoreClockObserver(this.storeClockObserver);
+					this.statements = statements;
 				}
 			}
 			finally {
-				this.dialectLock.unlock();
+				this.statementsLock.unlock();
 			}
 		}
-		return dialect;
+		return statements;
 	}
 
 	/**
@@ -566,8 +569,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			Assert.notNull(run, "'run' must not be null");
 			Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
 			executeOnRunTable("record run " + run.fencingToken() + " of job '" + run.jobName() + "'",
-					(connection, dialect) -> {
-						dialect.recordRun(connection, run, maxRuns);
+					(connection, statements) -> {
+						statements.runLedger().recordRun(connection, run, maxRuns);
 						return Boolean.TRUE;
 					});
 		}
@@ -576,8 +579,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		public void markLostBefore(String jobName, long fencingToken) {
 			Assert.hasText(jobName, "'jobName' must not be empty");
 			executeOnRunTable("mark the runs before " + fencingToken + " of job '" + jobName + "' lost",
-					(connection, dialect) -> {
-						dialect.markRunLost(connection, jobName, fencingToken);
+					(connection, statements) -> {
+						statements.runLedger().markRunLost(connection, jobName, fencingToken);
 						return Boolean.TRUE;
 					});
 		}
@@ -589,7 +592,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 				return List.of();
 			}
 			return executeOnRunTable("read the run history of job '" + jobName + "'",
-					(connection, dialect) -> dialect.runHistory(connection, jobName, limit));
+					(connection, statements) -> statements.runLedger().runHistory(connection, jobName, limit));
 		}
 
 		@Override
@@ -599,7 +602,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 				return Map.of();
 			}
 			return executeOnRunTable("read the last successful runs",
-					(connection, dialect) -> dialect.lastSuccess(connection, jobNames));
+					(connection, statements) -> statements.runLedger().lastSuccess(connection, jobNames));
 		}
 
 	}
@@ -612,7 +615,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	@FunctionalInterface
 	private interface ConnectionAction<T> {
 
-		T execute(Connection connection, JdbcDialect dialect) throws SQLException;
+		T execute(Connection connection, PlatformStatements statements) throws SQLException;
 
 	}
 

@@ -149,11 +149,11 @@ public class JdbcLeaseSchemaInitializer {
 		try {
 			this.connections.run((connection) -> {
 				JdbcPlatform platform = JdbcPlatform.of(connection);
-				JdbcDialect dialect = JdbcDialect.of(platform, this.tableName, this.runTableName);
+				PlatformStatements statements = PlatformStatements.of(platform, this.tableName, this.runTableName);
 				for (String sql : statements(platform)) {
-					execute(connection, sql, dialect);
+					execute(connection, sql, statements);
 				}
-				addRunColumns(connection, dialect);
+				addRunColumns(connection, statements.schemaUpgrade());
 				return null;
 			});
 		}
@@ -172,7 +172,7 @@ public class JdbcLeaseSchemaInitializer {
 		};
 	}
 
-	private void execute(Connection connection, String sql, JdbcDialect dialect) throws SQLException {
+	private void execute(Connection connection, String sql, PlatformStatements statements) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);
 		}
@@ -183,10 +183,10 @@ public class JdbcLeaseSchemaInitializer {
 			// Another node created the table at the same moment: success once it answers
 			try {
 				if (createsRunTable(sql)) {
-					dialect.probeRunTable(connection);
+					statements.runLedger().probeRunTable(connection);
 				}
 				else {
-					dialect.probe(connection);
+					statements.lease().probe(connection);
 				}
 			}
 			catch (SQLException probeFailure) {
@@ -205,9 +205,9 @@ public class JdbcLeaseSchemaInitializer {
 	 * them at the same moment makes this fail with "duplicate column", which is success
 	 * once the columns are there.
 	 */
-	private void addRunColumns(Connection connection, JdbcDialect dialect) throws SQLException {
-		for (String column : dialect.missingRunColumns(connection)) {
-			String sql = dialect.addColumnStatement(column);
+	private void addRunColumns(Connection connection, SchemaUpgrade upgrade) throws SQLException {
+		for (String column : upgrade.missingRunColumns(connection)) {
+			String sql = upgrade.addColumnStatement(column);
 			try (Statement statement = connection.createStatement()) {
 				statement.execute(sql);
 				logger.info("Added column '" + column + "' to cluster-singleton lease table '" + this.tableName + "': "
@@ -217,7 +217,7 @@ public class JdbcLeaseSchemaInitializer {
 				if (!isDuplicateColumn(ex) && !isAlreadyExists(ex)) {
 					throw ex;
 				}
-				if (dialect.missingRunColumns(connection).contains(column)) {
+				if (upgrade.missingRunColumns(connection).contains(column)) {
 					throw ex;
 				}
 				if (logger.isDebugEnabled()) {

@@ -69,16 +69,11 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dialect {
+abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLeaseStatements, H2LeaseStatements {
 
-	/**
-	 * The columns of the job's current run on the lease table, added in 0.2.0.
-	 */
-	static final List<String> RUN_COLUMNS = List.of("run_slot", "attempt", "run_state", "retry_at", "recover_at");
+	protected final TimeBinding time;
 
-	protected final String table;
-
-	protected final String runTable;
+	protected final RenewalTimeout renewalTimeout;
 
 	protected final JdbcStatement acquire;
 
@@ -104,61 +99,40 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 
 	private final JdbcStatement findPending;
 
-	private final JdbcStatement columns;
-
-	private final JdbcStatement runProbe;
-
-	private final JdbcStatement runRecord;
-
-	private final JdbcStatement runTrim;
-
-	private final JdbcStatement runMarkLost;
-
-	private final JdbcStatement runHistory;
-
-	private final JdbcStatement runLastSuccess;
-
-	private volatile Duration renewalTimeout = Duration.ZERO;
-
 	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
 
 	/**
-	 * Create a new dialect.
+	 * Create the statements of a platform.
 	 * @param table the validated table name
 	 * @param platform the directory of the platform's statements
-	 * @param sharedPlatform the directory of the statements this platform shares with
-	 * another one (all but {@code acquire}), or the same as {@code platform}
+	 * @param time how the platform binds and reads times
+	 * @param renewalTimeout how the platform bounds a renewal
 	 */
-	JdbcDialect(String table, String runTable, String platform, String sharedPlatform) {
-		this(table, runTable, JdbcStatement.load(platform, "acquire", table, false),
-				JdbcStatement.load(platform, "acquire-run", table, false), sharedPlatform);
+	LeaseStatements(String table, String platform, TimeBinding time, RenewalTimeout renewalTimeout) {
+		this(table, JdbcStatement.load(platform, "acquire", table, false),
+				JdbcStatement.load(platform, "acquire-run", table, false), platform, time, renewalTimeout);
 	}
 
 	/**
-	 * Create a new dialect with an acquisition statement of its own.
+	 * Create the statements of a platform with an acquisition statement of its own.
 	 * @param table the validated table name
-	 * @param runTable the validated name of the run table
 	 * @param acquire the acquisition statement
 	 * @param acquireRun the acquisition statement of a claim with a slot or an active
 	 * policy
 	 * @param sharedPlatform the directory of the other statements
+	 * @param time how the platform binds and reads times
+	 * @param renewalTimeout how the platform bounds a renewal
 	 */
-	JdbcDialect(String table, String runTable, JdbcStatement acquire, JdbcStatement acquireRun, String sharedPlatform) {
-		this.table = table;
-		this.runTable = runTable;
+	LeaseStatements(String table, JdbcStatement acquire, JdbcStatement acquireRun, String sharedPlatform,
+			TimeBinding time, RenewalTimeout renewalTimeout) {
+		this.time = time;
+		this.renewalTimeout = renewalTimeout;
 		this.acquire = acquire;
 		this.acquireRun = acquireRun;
 		this.recover = JdbcStatement.load(sharedPlatform, "recover", table, false);
 		this.startRun = JdbcStatement.load(sharedPlatform, "start-run", table, false);
 		this.releaseRun = JdbcStatement.load(sharedPlatform, "release-run", table, false);
 		this.findPending = JdbcStatement.load(sharedPlatform, "find-pending", table, true);
-		this.columns = JdbcStatement.load(sharedPlatform, "columns", table, false);
-		this.runProbe = JdbcStatement.load(sharedPlatform, "run-probe", table, runTable, false);
-		this.runRecord = JdbcStatement.load(sharedPlatform, "run-record", table, runTable, false);
-		this.runTrim = JdbcStatement.load(sharedPlatform, "run-trim", table, runTable, false);
-		this.runMarkLost = JdbcStatement.load(sharedPlatform, "run-mark-lost", table, runTable, false);
-		this.runHistory = JdbcStatement.load(sharedPlatform, "run-history", table, runTable, false);
-		this.runLastSuccess = JdbcStatement.load(sharedPlatform, "run-last-success", table, runTable, true);
 		this.selectState = JdbcStatement.load(sharedPlatform, "select-state", table, false);
 		this.renew = JdbcStatement.load(sharedPlatform, "renew", table, true);
 		this.release = JdbcStatement.load(sharedPlatform, "release", table, false);
@@ -168,33 +142,22 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Return the dialect of a platform.
+	 * Return the lease statements of a platform.
 	 * @param platform the platform
 	 * @param table the validated table name
-	 * @return the dialect
+	 * @return the statements
 	 */
-	static JdbcDialect of(JdbcPlatform platform, String table) {
-		return of(platform, table, JdbcPlatform.DEFAULT_RUN_TABLE_NAME);
-	}
-
-	/**
-	 * Return the dialect of a platform.
-	 * @param platform the platform
-	 * @param table the validated table name
-	 * @param runTable the validated name of the run table
-	 * @return the dialect
-	 */
-	static JdbcDialect of(JdbcPlatform platform, String table, String runTable) {
+	static LeaseStatements of(JdbcPlatform platform, String table) {
 		return switch (platform) {
-			case POSTGRESQL -> new PostgreSqlDialect(table, runTable);
-			case MARIADB -> new MariaDbDialect(table, runTable);
-			case MYSQL -> new MySqlDialect(table, runTable);
-			case H2 -> new H2Dialect(table, runTable);
+			case POSTGRESQL -> new PostgreSqlLeaseStatements(table);
+			case MARIADB -> new MariaDbLeaseStatements(table);
+			case MYSQL -> new MySqlLeaseStatements(table);
+			case H2 -> new H2LeaseStatements(table);
 		};
 	}
 
 	void setRenewalTimeout(Duration renewalTimeout) {
-		this.renewalTimeout = renewalTimeout;
+		this.renewalTimeout.set(renewalTimeout);
 	}
 
 	void setStoreClockObserver(StoreClockObserver storeClockObserver) {
@@ -207,7 +170,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a driver error
 	 */
 	protected final void observeStoreTime(ResultSet resultSet) throws SQLException {
-		Instant storeTime = getInstant(resultSet, "store_time");
+		Instant storeTime = this.time.read(resultSet, "store_time");
 		if (storeTime != null) {
 			try {
 				this.storeClockObserver.storeTimeObserved(storeTime);
@@ -273,7 +236,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 			.addValue("owner", request.owner())
 			.addValue("leaseToken", request.leaseToken())
 			.addValue("ttlMillis", request.ttl().toMillis())
-			.addValue("slot", instant(request.slot()))
+			.addValue("slot", this.time.bind(request.slot()))
 			.addValue("slotToleranceMillis", request.slotTolerance().toMillis());
 		ClaimPolicy policy = request.policy();
 		if (recordsRun(request)) {
@@ -282,7 +245,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 				.addValue("recoverFailed", policy.recoverFailed() ? 1 : 0)
 				.addValue("maxAttempts", policy.maxAttempts())
 				.addValue("catchUp", policy.catchUp() ? 1 : 0)
-				.addValue("previousSlot", instant(request.previousSlot()))
+				.addValue("previousSlot", this.time.bind(request.previousSlot()))
 				.addValue("graceMillis", request.recoveryGrace().toMillis());
 		}
 		return parameters;
@@ -301,7 +264,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		if (!request.policy().isActive()) {
 			return AcquireResult.acquired(fencingToken);
 		}
-		return AcquireResult.acquired(fencingToken, getInstant(resultSet, "last_slot"), run(resultSet));
+		return AcquireResult.acquired(fencingToken, this.time.read(resultSet, "last_slot"), run(resultSet));
 	}
 
 	/**
@@ -311,7 +274,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a driver error
 	 */
 	protected final @Nullable SlotRun run(ResultSet resultSet) throws SQLException {
-		Instant slot = getInstant(resultSet, "run_slot");
+		Instant slot = this.time.read(resultSet, "run_slot");
 		int attempt = resultSet.getInt("attempt");
 		String state = resultSet.getString("run_state");
 		if (slot == null || attempt < 1 || state == null) {
@@ -354,7 +317,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	protected final MapSqlParameterSource startRunParameters(HeldLease lease, Instant slot, int attempt) {
 		return new MapSqlParameterSource().addValue("name", lease.jobName())
 			.addValue("leaseToken", lease.leaseToken())
-			.addValue("slot", instant(slot))
+			.addValue("slot", this.time.bind(slot))
 			.addValue("attempt", attempt);
 	}
 
@@ -396,7 +359,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 					String name = resultSet.getString("name");
 					ClaimPolicy policy = policies.get(name);
 					SlotRun run = run(resultSet);
-					if (policy != null && run != null && isPending(policy, run, getInstant(resultSet, "last_slot"),
+					if (policy != null && run != null && isPending(policy, run, this.time.read(resultSet, "last_slot"),
 							resultSet.getInt("retry_due") == 1)) {
 						pending.add(name);
 					}
@@ -433,8 +396,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
 			return acquired(request, resultSet);
 		}
-		return AcquireResult.notAcquired(request, resultSet.getString("owner"), getInstant(resultSet, "last_slot"),
-				getInstant(resultSet, "store_time"));
+		return AcquireResult.notAcquired(request, resultSet.getString("owner"), this.time.read(resultSet, "last_slot"),
+				this.time.read(resultSet, "store_time"));
 	}
 
 	/**
@@ -454,22 +417,6 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 			return outcome(request, resultSet);
 		}
 	}
-
-	/**
-	 * Bind an instant, or SQL {@code NULL}, in the type of the time columns.
-	 * @param instant the instant
-	 * @return the parameter value
-	 */
-	abstract SqlParameterValue instant(@Nullable Instant instant);
-
-	/**
-	 * Read a time column as an instant.
-	 * @param resultSet the result set
-	 * @param column the column label
-	 * @return the instant, or {@code null}
-	 * @throws SQLException on a driver error
-	 */
-	abstract @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException;
 
 	/**
 	 * Renew leases in one statement (plus, on platforms without {@code RETURNING}, one
@@ -495,12 +442,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	}
 
 	/**
-	 * Renew leases, bounded by the renewal timeout: a renewal that hangs (a database that
-	 * stopped answering, a connection into a black hole during a failover) gives up in
-	 * time for the watchdog's next tick to try again on another connection. The bound is
-	 * the connection's network timeout, put back as it was afterwards, and, on platforms
-	 * that have one, each statement's {@link #renewalQueryTimeoutSeconds() query
-	 * timeout}, which always comes later.
+	 * Renew leases, bounded by the {@link RenewalTimeout renewal timeout}.
 	 * @param connection an auto-commit connection
 	 * @param leases at most 1000 leases with distinct lease tokens
 	 * @param ttl the new time to live
@@ -508,87 +450,7 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 	 * @throws SQLException on a database error, including a timeout
 	 */
 	final Set<String> renewBounded(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		Duration timeout = this.renewalTimeout;
-		if (timeout.isZero() || !boundsRenewals()) {
-			return renew(connection, leases, ttl);
-		}
-		Integer previous;
-		try {
-			previous = connection.getNetworkTimeout();
-			connection.setNetworkTimeout(Runnable::run, renewalNetworkTimeoutMillis());
-		}
-		catch (SQLFeatureNotSupportedException ex) {
-			previous = null;
-		}
-		try {
-			return renew(connection, leases, ttl);
-		}
-		finally {
-			if (previous != null) {
-				try {
-					connection.setNetworkTimeout(Runnable::run, previous);
-				}
-				catch (SQLException ex) {
-					// a connection the timeout broke: the pool discards it
-				}
-			}
-		}
-	}
-
-	/**
-	 * Prepare a renewal statement with its {@link #renewalQueryTimeoutSeconds() query
-	 * timeout}, if any.
-	 * @param connection the connection
-	 * @param statement the statement
-	 * @param parameters its parameters
-	 * @return the prepared statement
-	 * @throws SQLException on a driver error
-	 */
-	protected final PreparedStatement prepareRenewal(Connection connection, JdbcStatement statement,
-			MapSqlParameterSource parameters) throws SQLException {
-		PreparedStatement prepared = statement.prepare(connection, parameters);
-		int seconds = renewalQueryTimeoutSeconds();
-		if (seconds > 0) {
-			prepared.setQueryTimeout(seconds);
-		}
-		return prepared;
-	}
-
-	/**
-	 * Return the network timeout of a renewal round trip: the renewal timeout in
-	 * milliseconds (at least one, as zero would mean none).
-	 * @return the network timeout in milliseconds
-	 */
-	final int renewalNetworkTimeoutMillis() {
-		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, this.renewalTimeout.toMillis()));
-	}
-
-	/**
-	 * Return the query timeout of each renewal statement in whole seconds, or zero for
-	 * none. A renewal that gets no answer in time must end by the network timeout, never
-	 * by a cancel that reaches the server first: the driver then reports an I/O error and
-	 * the renewal counts as failed (its outcome unknown), whereas a server can answer a
-	 * cancelled commit with success when the commit was only waiting for a replica (see
-	 * {@code PostgreSqlDialect}). So the query timeout is strictly longer than the
-	 * network timeout, for every renewal timeout: the whole seconds of the network
-	 * timeout plus one (a renewal timeout of 1 s gets 2 s, 7.5 s gets 8 s). It only
-	 * bounds a statement when the driver cannot set a network timeout.
-	 * @return the query timeout in seconds, zero for none
-	 */
-	int renewalQueryTimeoutSeconds() {
-		if (this.renewalTimeout.isZero() || !boundsRenewals()) {
-			return 0;
-		}
-		return (int) Math.min(Integer.MAX_VALUE, renewalNetworkTimeoutMillis() / 1000L + 1);
-	}
-
-	/**
-	 * Return whether renewals get a timeout on this platform; an embedded database has no
-	 * network to time out.
-	 * @return {@code true} unless embedded
-	 */
-	protected boolean boundsRenewals() {
-		return true;
+		return this.renewalTimeout.bound(connection, () -> renew(connection, leases, ttl));
 	}
 
 	/**
@@ -718,8 +580,8 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 				return Optional.empty();
 			}
 			return Optional.of(new LeaseInfo(jobName, resultSet.getString("owner"), resultSet.getInt("live") == 1,
-					getInstant(resultSet, "acquired_at"), getInstant(resultSet, "expires_at"),
-					resultSet.getLong("fencing_token"), getInstant(resultSet, "last_slot")));
+					this.time.read(resultSet, "acquired_at"), this.time.read(resultSet, "expires_at"),
+					resultSet.getLong("fencing_token"), this.time.read(resultSet, "last_slot")));
 		}
 	}
 
@@ -746,206 +608,6 @@ abstract sealed class JdbcDialect permits PostgreSqlDialect, MySqlDialect, H2Dia
 		try (PreparedStatement statement = this.probe.prepare(connection, new MapSqlParameterSource())) {
 			statement.executeQuery().close();
 		}
-	}
-
-	/**
-	 * Run a query on the run table that returns nothing, so that a missing table shows.
-	 * @param connection a connection
-	 * @throws SQLException on a database error
-	 */
-	void probeRunTable(Connection connection) throws SQLException {
-		try (PreparedStatement statement = this.runProbe.prepare(connection, new MapSqlParameterSource())) {
-			statement.executeQuery().close();
-		}
-	}
-
-	/**
-	 * Return the run columns the lease table lacks (a table created before 0.2.0).
-	 * @param connection a connection
-	 * @return the missing columns, in {@link #RUN_COLUMNS} order
-	 * @throws SQLException on a database error
-	 */
-	List<String> missingRunColumns(Connection connection) throws SQLException {
-		Set<String> present = new HashSet<>();
-		try (PreparedStatement statement = this.columns.prepare(connection, new MapSqlParameterSource());
-				ResultSet resultSet = statement.executeQuery()) {
-			ResultSetMetaData metaData = resultSet.getMetaData();
-			for (int i = 1; i <= metaData.getColumnCount(); i++) {
-				present.add(metaData.getColumnLabel(i).toLowerCase(Locale.ROOT));
-			}
-		}
-		return RUN_COLUMNS.stream().filter((column) -> !present.contains(column)).toList();
-	}
-
-	/**
-	 * Return the statement that adds a run column to the lease table.
-	 * @param column one of {@link #RUN_COLUMNS}
-	 * @return the {@code ALTER TABLE} statement
-	 */
-	String addColumnStatement(String column) {
-		String type = switch (column) {
-			case "run_slot", "retry_at", "recover_at" -> timestampType();
-			case "attempt" -> "INT";
-			case "run_state" -> "VARCHAR(16)";
-			default -> throw new IllegalArgumentException("Unknown run column '" + column + "'");
-		};
-		return "ALTER TABLE " + this.table + " ADD COLUMN " + column + " " + type;
-	}
-
-	/**
-	 * Return the SQL type of the time columns.
-	 * @return the type
-	 */
-	abstract String timestampType();
-
-	/**
-	 * Insert or replace a run record, then keep the newest {@code maxRuns} of its job.
-	 * @param connection an auto-commit connection
-	 * @param run the record
-	 * @param maxRuns how many records of the job to keep
-	 * @throws SQLException on a database error
-	 */
-	void recordRun(Connection connection, RunRecord run, int maxRuns) throws SQLException {
-		MapSqlParameterSource parameters = new MapSqlParameterSource().addValue("name", run.jobName())
-			.addValue("fencingToken", run.fencingToken())
-			.addValue("slot", instant(run.slot()))
-			.addValue("attempt", run.attempt())
-			.addValue("owner", run.owner())
-			.addValue("trigger", run.trigger().name())
-			.addValue("state", run.state().value())
-			.addValue("startedAt", instant(run.startedAt()))
-			.addValue("finishedAt", instant(run.finishedAt()))
-			.addValue("error", new SqlParameterValue(Types.VARCHAR, run.error()));
-		try (PreparedStatement statement = this.runRecord.prepare(connection, parameters)) {
-			statement.executeUpdate();
-		}
-		try (PreparedStatement statement = this.runTrim.prepare(connection,
-				new MapSqlParameterSource("name", run.jobName()).addValue("maxRuns", maxRuns))) {
-			statement.executeUpdate();
-		}
-	}
-
-	/**
-	 * Mark every run of a job with a lower fencing token than the given one that is still
-	 * recorded as running as lost.
-	 * @param connection an auto-commit connection
-	 * @param jobName the job name
-	 * @param fencingToken the fencing token of the claim that took the job over
-	 * @throws SQLException on a database error
-	 */
-	void markRunLost(Connection connection, String jobName, long fencingToken) throws SQLException {
-		try (PreparedStatement statement = this.runMarkLost.prepare(connection,
-				new MapSqlParameterSource("name", jobName).addValue("fencingToken", fencingToken))) {
-			statement.executeUpdate();
-		}
-	}
-
-	/**
-	 * Return the newest run records of a job, newest first.
-	 * @param connection an auto-commit connection
-	 * @param jobName the job name
-	 * @param limit the most records to return
-	 * @return the records
-	 * @throws SQLException on a database error
-	 */
-	List<RunRecord> runHistory(Connection connection, String jobName, int limit) throws SQLException {
-		List<RunRecord> history = new ArrayList<>();
-		try (PreparedStatement statement = this.runHistory.prepare(connection,
-				new MapSqlParameterSource("name", jobName).addValue("limit", limit));
-				ResultSet resultSet = statement.executeQuery()) {
-			while (resultSet.next()) {
-				Instant startedAt = getInstant(resultSet, "started_at");
-				history.add(new RunRecord(resultSet.getString("name"), getInstant(resultSet, "slot"),
-						resultSet.getInt("attempt"), resultSet.getLong("fencing_token"), resultSet.getString("owner"),
-						RunTrigger.valueOf(resultSet.getString("run_trigger")),
-						RunState.fromValue(resultSet.getString("state")),
-						(startedAt != null) ? startedAt : Instant.EPOCH, getInstant(resultSet, "finished_at"),
-						resultSet.getString("error")));
-			}
-		}
-		return history;
-	}
-
-	/**
-	 * Return the end of each job's latest successful run.
-	 * @param connection an auto-commit connection
-	 * @param jobNames the jobs
-	 * @return the end times by job
-	 * @throws SQLException on a database error
-	 */
-	Map<String, Instant> lastSuccess(Connection connection, Collection<String> jobNames) throws SQLException {
-		Map<String, Instant> lastSuccess = new LinkedHashMap<>();
-		List<String> names = List.copyOf(new LinkedHashSet<>(jobNames));
-		for (int from = 0; from < names.size(); from += JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT) {
-			List<String> chunk = names.subList(from,
-					Math.min(from + JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT, names.size()));
-			try (PreparedStatement statement = this.runLastSuccess.prepare(connection,
-					new MapSqlParameterSource("names", chunk)); ResultSet resultSet = statement.executeQuery()) {
-				while (resultSet.next()) {
-					Instant finishedAt = getInstant(resultSet, "finished_at");
-					if (finishedAt != null) {
-						lastSuccess.put(resultSet.getString("name"), finishedAt);
-					}
-				}
-			}
-		}
-		return lastSuccess;
-	}
-
-	/**
-	 * Round an instant down to the microsecond precision of every supported database, so
-	 * that a slot compares equal to what the database stored for it.
-	 * @param instant the instant
-	 * @return the truncated instant
-	 */
-	protected static Instant toMicros(Instant instant) {
-		return instant.truncatedTo(ChronoUnit.MICROS);
-	}
-
-	/**
-	 * Return an instant as an {@link OffsetDateTime} in UTC, for {@code TIMESTAMP WITH
-	 * TIME ZONE} columns.
-	 * @param instant the instant
-	 * @return the parameter value
-	 */
-	protected static SqlParameterValue offsetDateTime(@Nullable Instant instant) {
-		return new SqlParameterValue(Types.TIMESTAMP_WITH_TIMEZONE,
-				(instant != null) ? OffsetDateTime.ofInstant(toMicros(instant), ZoneOffset.UTC) : null);
-	}
-
-	/**
-	 * Read a {@code TIMESTAMP WITH TIME ZONE} column.
-	 * @param resultSet the result set
-	 * @param column the column label
-	 * @return the instant, or {@code null}
-	 * @throws SQLException on a driver error
-	 */
-	protected static @Nullable Instant getOffsetDateTime(ResultSet resultSet, String column) throws SQLException {
-		OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
-		return (value != null) ? value.toInstant() : null;
-	}
-
-	/**
-	 * Return an instant as a {@link LocalDateTime} in UTC, for {@code DATETIME} columns
-	 * that hold UTC.
-	 * @param instant the instant
-	 * @return the parameter value
-	 */
-	protected static SqlParameterValue utcLocalDateTime(@Nullable Instant instant) {
-		return new SqlParameterValue(Types.TIMESTAMP,
-				(instant != null) ? LocalDateTime.ofInstant(toMicros(instant), ZoneOffset.UTC) : null);
-	}
-
-	/**
-	 * Read a {@code DATETIME} column that holds UTC.
-	 * @param resultSet the result set
-	 * @param column the column label
-	 * @return the instant, or {@code null}
-	 * @throws SQLException on a driver error
-	 */
-	protected static @Nullable Instant getUtcLocalDateTime(ResultSet resultSet, String column) throws SQLException {
-		LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
-		return (value != null) ? value.toInstant(ZoneOffset.UTC) : null;
 	}
 
 }

@@ -32,10 +32,10 @@ import io.github.clustersingleton.LeaseRequest;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-final class MariaDbDialect extends MySqlDialect {
+final class MariaDbLeaseStatements extends MySqlLeaseStatements {
 
-	MariaDbDialect(String table, String runTable) {
-		super(table, runTable,
+	MariaDbLeaseStatements(String table) {
+		super(table,
 				JdbcStatement.load(new String[] { "mysql", "acquire" }, new String[] { "mariadb", "acquire-returning" },
 						table),
 				JdbcStatement.load(new String[] { "mysql", "acquire-run" },
