@@ -55,11 +55,11 @@ final class H2LeaseStatements extends LeaseStatements {
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
-				observeStoreTime(resultSet);
-				return acquired(request, resultSet);
+				this.rows.observeStoreTime(resultSet);
+				return this.rows.acquired(request, resultSet);
 			}
 		}
 		catch (SQLException ex) {
@@ -73,16 +73,16 @@ final class H2LeaseStatements extends LeaseStatements {
 
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		MapSqlParameterSource parameters = renewParameters(leases, ttl);
+		MapSqlParameterSource parameters = LeaseParameters.renew(leases, ttl);
 		int updated;
 		try (PreparedStatement statement = this.renew.prepare(connection, parameters)) {
 			updated = statement.executeUpdate();
 		}
 		if (updated == leases.size()) {
-			return tokens(leases);
+			return LeaseRows.tokens(leases);
 		}
 		try (PreparedStatement statement = this.selectLive.prepare(connection, parameters)) {
-			return readTokens(statement, leases);
+			return this.rows.readTokens(statement, leases);
 		}
 	}
 

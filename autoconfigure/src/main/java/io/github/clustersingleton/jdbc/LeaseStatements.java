@@ -19,23 +19,12 @@ package io.github.clustersingleton.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -47,14 +36,11 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
-import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
-import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.StoreClockObserver;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
@@ -99,7 +85,9 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 
 	private final JdbcStatement findPending;
 
-	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
+	protected final LeaseParameters parameters;
+
+	protected final LeaseRows rows;
 
 	/**
 	 * Create the statements of a platform.
@@ -127,6 +115,8 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 			TimeBinding time, RenewalTimeout renewalTimeout) {
 		this.time = time;
 		this.renewalTimeout = renewalTimeout;
+		this.parameters = new LeaseParameters(time);
+		this.rows = new LeaseRows(time);
 		this.acquire = acquire;
 		this.acquireRun = acquireRun;
 		this.recover = JdbcStatement.load(sharedPlatform, "recover", table, false);
@@ -161,24 +151,7 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	}
 
 	void setStoreClockObserver(StoreClockObserver storeClockObserver) {
-		this.storeClockObserver = storeClockObserver;
-	}
-
-	/**
-	 * Tell the observer the database's time read in a round trip.
-	 * @param resultSet a row with a {@code store_time} column
-	 * @throws SQLException on a driver error
-	 */
-	protected final void observeStoreTime(ResultSet resultSet) throws SQLException {
-		Instant storeTime = this.time.read(resultSet, "store_time");
-		if (storeTime != null) {
-			try {
-				this.storeClockObserver.storeTimeObserved(storeTime);
-			}
-			catch (RuntimeException ex) {
-				// an observer must not turn a good round trip into a failure
-			}
-		}
+		this.rows.setStoreClockObserver(storeClockObserver);
 	}
 
 	/**
@@ -211,76 +184,7 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	 * @return the statement
 	 */
 	protected final JdbcStatement acquireStatement(LeaseRequest request) {
-		return recordsRun(request) ? this.acquireRun : this.acquire;
-	}
-
-	/**
-	 * Return whether a claim uses the run-aware statements: a claim with a slot always
-	 * sets the run columns (a new run unless its active policy finds work pending), and a
-	 * claim with an active policy reports the row's run.
-	 * @param request the request
-	 * @return whether the claim is run-aware
-	 */
-	private static boolean recordsRun(LeaseRequest request) {
-		return request.policy().isActive() || request.slot() != null;
-	}
-
-	/**
-	 * Return the parameters of {@code acquire.sql}, {@code acquire-run.sql} and
-	 * {@code recover.sql}.
-	 * @param request the request
-	 * @return the parameters
-	 */
-	protected final MapSqlParameterSource acquireParameters(LeaseRequest request) {
-		MapSqlParameterSource parameters = new MapSqlParameterSource().addValue("name", request.jobName())
-			.addValue("owner", request.owner())
-			.addValue("leaseToken", request.leaseToken())
-			.addValue("ttlMillis", request.ttl().toMillis())
-			.addValue("slot", this.time.bind(request.slot()))
-			.addValue("slotToleranceMillis", request.slotTolerance().toMillis());
-		ClaimPolicy policy = request.policy();
-		if (recordsRun(request)) {
-			// ClaimPolicy.NONE finds nothing pending: a claim of a slot starts a new run
-			parameters.addValue("recoverLost", policy.recoverLost() ? 1 : 0)
-				.addValue("recoverFailed", policy.recoverFailed() ? 1 : 0)
-				.addValue("maxAttempts", policy.maxAttempts())
-				.addValue("catchUp", policy.catchUp() ? 1 : 0)
-				.addValue("previousSlot", this.time.bind(request.previousSlot()))
-				.addValue("graceMillis", request.recoveryGrace().toMillis());
-		}
-		return parameters;
-	}
-
-	/**
-	 * Return the result of a claim that won, from the row as the claim left it: with the
-	 * last slot and the current run for a job with an active policy.
-	 * @param request the request
-	 * @param resultSet the row, positioned on it
-	 * @return the result
-	 * @throws SQLException on a driver error
-	 */
-	protected final AcquireResult acquired(LeaseRequest request, ResultSet resultSet) throws SQLException {
-		long fencingToken = resultSet.getLong("fencing_token");
-		if (!request.policy().isActive()) {
-			return AcquireResult.acquired(fencingToken);
-		}
-		return AcquireResult.acquired(fencingToken, this.time.read(resultSet, "last_slot"), run(resultSet));
-	}
-
-	/**
-	 * Read the current run of a row, {@code null} when it records none.
-	 * @param resultSet the row, positioned on it
-	 * @return the run
-	 * @throws SQLException on a driver error
-	 */
-	protected final @Nullable SlotRun run(ResultSet resultSet) throws SQLException {
-		Instant slot = this.time.read(resultSet, "run_slot");
-		int attempt = resultSet.getInt("attempt");
-		String state = resultSet.getString("run_state");
-		if (slot == null || attempt < 1 || state == null) {
-			return null;
-		}
-		return new SlotRun(slot, attempt, RunState.fromValue(state));
+		return LeaseParameters.recordsRun(request) ? this.acquireRun : this.acquire;
 	}
 
 	/**
@@ -293,32 +197,18 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	 * @throws SQLException on a database error
 	 */
 	AcquireResult recover(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.recover.prepare(connection, acquireParameters(request));
+		try (PreparedStatement statement = this.recover.prepare(connection, this.parameters.acquire(request));
 				ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
-				observeStoreTime(resultSet);
+				this.rows.observeStoreTime(resultSet);
 				// a row that does not carry our token was only marked (a run still
 				// recorded as running, taken over after the grace)
 				if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
-					return acquired(request, resultSet);
+					return this.rows.acquired(request, resultSet);
 				}
 			}
 		}
 		return AcquireResult.nothingPending();
-	}
-
-	/**
-	 * Return the parameters of {@code start-run.sql}.
-	 * @param lease the held lease
-	 * @param slot the slot of the run that starts
-	 * @param attempt its attempt
-	 * @return the parameters
-	 */
-	protected final MapSqlParameterSource startRunParameters(HeldLease lease, Instant slot, int attempt) {
-		return new MapSqlParameterSource().addValue("name", lease.jobName())
-			.addValue("leaseToken", lease.leaseToken())
-			.addValue("slot", this.time.bind(slot))
-			.addValue("attempt", attempt);
 	}
 
 	/**
@@ -332,8 +222,8 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	 * @throws SQLException on a database error
 	 */
 	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
-		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = this.startRun.prepare(connection,
+				this.parameters.startRun(lease, slot, attempt)); ResultSet resultSet = statement.executeQuery()) {
 			return resultSet.next() ? OptionalLong.of(resultSet.getLong("fencing_token")) : OptionalLong.empty();
 		}
 	}
@@ -358,7 +248,7 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 				while (resultSet.next()) {
 					String name = resultSet.getString("name");
 					ClaimPolicy policy = policies.get(name);
-					SlotRun run = run(resultSet);
+					SlotRun run = this.rows.run(resultSet);
 					if (policy != null && run != null && isPending(policy, run, this.time.read(resultSet, "last_slot"),
 							resultSet.getInt("retry_due") == 1)) {
 						pending.add(name);
@@ -383,24 +273,6 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	}
 
 	/**
-	 * Read the outcome of an acquisition from a row of {@code select-state.sql} (or a
-	 * {@code RETURNING} clause with the same columns): acquired when it carries the
-	 * request's lease token, else why not.
-	 * @param request the request
-	 * @param resultSet the row, positioned on it
-	 * @return the result
-	 * @throws SQLException on a driver error
-	 */
-	protected final AcquireResult outcome(LeaseRequest request, ResultSet resultSet) throws SQLException {
-		observeStoreTime(resultSet);
-		if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
-			return acquired(request, resultSet);
-		}
-		return AcquireResult.notAcquired(request, resultSet.getString("owner"), this.time.read(resultSet, "last_slot"),
-				this.time.read(resultSet, "store_time"));
-	}
-
-	/**
 	 * Read the row of a job and the database's time after an acquisition
 	 * ({@code select-state.sql}), and tell the outcome from it.
 	 * @param connection an auto-commit connection
@@ -414,7 +286,7 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 			if (!resultSet.next()) {
 				return AcquireResult.notAcquired(request, null, null);
 			}
-			return outcome(request, resultSet);
+			return this.rows.outcome(request, resultSet);
 		}
 	}
 
@@ -430,18 +302,6 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	abstract Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException;
 
 	/**
-	 * Return the parameters of {@code renew.sql} and {@code select-live.sql}.
-	 * @param leases the leases
-	 * @param ttl the new time to live
-	 * @return the parameters
-	 */
-	protected static MapSqlParameterSource renewParameters(List<HeldLease> leases, Duration ttl) {
-		return new MapSqlParameterSource().addValue("ttlMillis", ttl.toMillis())
-			.addValue("names", leases.stream().map(HeldLease::jobName).toList())
-			.addValue("leaseTokens", leases.stream().map(HeldLease::leaseToken).toList());
-	}
-
-	/**
 	 * Renew leases, bounded by the {@link RenewalTimeout renewal timeout}.
 	 * @param connection an auto-commit connection
 	 * @param leases at most 1000 leases with distinct lease tokens
@@ -451,50 +311,6 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	 */
 	final Set<String> renewBounded(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
 		return this.renewalTimeout.bound(connection, () -> renew(connection, leases, ttl));
-	}
-
-	/**
-	 * Read the {@code lease_token} column of every row a query returns, keeping only the
-	 * tokens of the given leases, and the database's time when the rows carry it.
-	 * @param statement the query
-	 * @param leases the leases
-	 * @return the tokens
-	 * @throws SQLException on a database error
-	 */
-	protected final Set<String> readTokens(PreparedStatement statement, List<HeldLease> leases) throws SQLException {
-		Set<String> ours = tokens(leases);
-		Set<String> found = new HashSet<>();
-		try (ResultSet resultSet = statement.executeQuery()) {
-			boolean timeRead = resultSet.getMetaData().getColumnCount() < 2;
-			while (resultSet.next()) {
-				String token = resultSet.getString(1);
-				if (ours.contains(token)) {
-					found.add(token);
-				}
-				if (!timeRead) {
-					observeStoreTime(resultSet);
-					timeRead = true;
-				}
-			}
-		}
-		return found;
-	}
-
-	protected static Set<String> tokens(List<HeldLease> leases) {
-		Set<String> tokens = new HashSet<>(leases.size() * 2);
-		for (HeldLease lease : leases) {
-			tokens.add(lease.leaseToken());
-		}
-		return tokens;
-	}
-
-	/**
-	 * Return the token a released lease is left with: never one an acquisition hands out
-	 * (those are 32 hex digits), and at most the column's 64 characters.
-	 */
-	static String releasedToken(String leaseToken) {
-		String released = "released:" + leaseToken;
-		return (released.length() <= 64) ? released : released.substring(0, 64);
 	}
 
 	/**
@@ -530,7 +346,7 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 			throws SQLException {
 		MapSqlParameterSource parameters = new MapSqlParameterSource()
 			.addValue("lockAtLeastForMillis", lockAtLeastFor.toMillis())
-			.addValue("releasedToken", releasedToken(lease.leaseToken()))
+			.addValue("releasedToken", LeaseParameters.releasedToken(lease.leaseToken()))
 			.addValue("name", lease.jobName())
 			.addValue("leaseToken", lease.leaseToken());
 		JdbcStatement release = this.release;
@@ -562,7 +378,7 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 				return false;
 			}
 			String token = resultSet.getString("lease_token");
-			return lease.leaseToken().equals(token) || releasedToken(lease.leaseToken()).equals(token);
+			return lease.leaseToken().equals(token) || LeaseParameters.releasedToken(lease.leaseToken()).equals(token);
 		}
 	}
 

@@ -44,10 +44,10 @@ final class MariaDbLeaseStatements extends MySqlLeaseStatements {
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
-				return outcome(request, resultSet);
+				return this.rows.outcome(request, resultSet);
 			}
 		}
 		// no row: the slot was refused before the upsert; the row and the clock tell why

@@ -60,7 +60,8 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request))) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request))) {
 			statement.executeUpdate();
 		}
 		return readOutcome(connection, request);
@@ -74,7 +75,7 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	 */
 	@Override
 	AcquireResult recover(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.recover.prepare(connection, acquireParameters(request))) {
+		try (PreparedStatement statement = this.recover.prepare(connection, this.parameters.acquire(request))) {
 			if (statement.executeUpdate() == 0) {
 				return AcquireResult.nothingPending();
 			}
@@ -90,8 +91,8 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	 */
 	@Override
 	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
-		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt),
-				true)) {
+		try (PreparedStatement statement = this.startRun.prepare(connection,
+				this.parameters.startRun(lease, slot, attempt), true)) {
 			if (statement.executeUpdate() == 0) {
 				return OptionalLong.empty();
 			}
@@ -114,17 +115,17 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		MapSqlParameterSource parameters = renewParameters(leases, ttl);
+		MapSqlParameterSource parameters = LeaseParameters.renew(leases, ttl);
 		int updated;
 		try (PreparedStatement statement = this.renewalTimeout.prepare(connection, this.renew, parameters)) {
 			updated = statement.executeUpdate();
 		}
 		if (updated == leases.size()) {
-			return tokens(leases);
+			return LeaseRows.tokens(leases);
 		}
 		// some leases are gone: ask which of ours are still live (and so were renewed)
 		try (PreparedStatement statement = this.renewalTimeout.prepare(connection, this.selectLive, parameters)) {
-			return readTokens(statement, leases);
+			return this.rows.readTokens(statement, leases);
 		}
 	}
 

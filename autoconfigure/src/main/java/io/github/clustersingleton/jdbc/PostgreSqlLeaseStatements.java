@@ -67,12 +67,12 @@ final class PostgreSqlLeaseStatements extends LeaseStatements {
 	 */
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
-				observeStoreTime(resultSet);
+				this.rows.observeStoreTime(resultSet);
 				if (resultSet.getInt("acquired") == 1) {
-					return acquired(request, resultSet);
+					return this.rows.acquired(request, resultSet);
 				}
 				return AcquireResult.notAcquired(request, resultSet.getString("owner"),
 						this.time.read(resultSet, "last_slot"), this.time.read(resultSet, "store_time"));
@@ -88,8 +88,8 @@ final class PostgreSqlLeaseStatements extends LeaseStatements {
 	 */
 	@Override
 	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
-		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = this.startRun.prepare(connection,
+				this.parameters.startRun(lease, slot, attempt)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next() && resultSet.getInt("live") == 1) {
 				return OptionalLong.of(resultSet.getLong("fencing_token"));
 			}
@@ -100,8 +100,8 @@ final class PostgreSqlLeaseStatements extends LeaseStatements {
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
 		try (PreparedStatement statement = this.renewalTimeout.prepare(connection, this.renew,
-				renewParameters(leases, ttl))) {
-			return readTokens(statement, leases);
+				LeaseParameters.renew(leases, ttl))) {
+			return this.rows.readTokens(statement, leases);
 		}
 	}
 
