@@ -16,10 +16,6 @@
 
 package io.github.clustersingleton.jdbc;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,13 +23,11 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -46,7 +40,6 @@ import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
-import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -113,7 +106,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private final String runTableName;
 
-	private final RunLedger runLedger = new JdbcRunLedger();
+	private final RunLedger runLedger = new JdbcRunLedger(this);
 
 	private volatile @Nullable PlatformStatements statements;
 
@@ -244,9 +237,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			}
 		}
 		try {
-			probe();
-			checkRunColumnsAndTable();
-			warnIfNoOtherNodeCanShare();
+			new JdbcStoreCheck(this).run();
 			if (initializationFailure != null) {
 				logger.info("cluster-singleton could not run its CREATE TABLE for '" + this.tableName
 						+ "' but the table exists, so it is used as it is: " + initializationFailure.getMessage());
@@ -271,96 +262,6 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		catch (DataAccessException ex) {
 			logger.warn("cluster-singleton could not check lease table '" + this.tableName
 					+ "'; runs are skipped until the database answers: " + ex.getMessage());
-		}
-	}
-
-	/**
-	 * Fail when the lease table lacks the run columns (a table created before 0.2.0 that
-	 * the schema initializer did not upgrade) or the run table is missing, naming what is
-	 * missing and the statements that fix it.
-	 */
-	private void checkRunColumnsAndTable() {
-		List<String> missing = execute("read the columns", (connection, statements) -> {
-			List<String> columns = statements.schemaUpgrade().missingRunColumns(connection);
-			if (!columns.isEmpty()) {
-				throw new IllegalStateException("The cluster-singleton lease table '" + this.tableName
-						+ "' lacks the column(s) " + String.join(", ", columns)
-						+ " that recovery, catch-up and the run ledger need (the table was created by an earlier "
-						+ "version). Add them with: "
-						+ columns.stream()
-							.map(statements.schemaUpgrade()::addColumnStatement)
-							.collect(Collectors.joining("; "))
-						+ "; or let cluster-singleton add them with cluster-singleton.jdbc.initialize-schema=always");
-			}
-			return columns;
-		});
-		Assert.state(missing.isEmpty(), "Unexpected missing columns");
-		executeOnRunTable("probe the run table", (connection, statements) -> {
-			try {
-				statements.runLedger().probeRunTable(connection);
-			}
-			catch (SQLException ex) {
-				if (ex.getSQLState() != null && ex.getSQLState().startsWith("08")) {
-					throw ex;
-				}
-				throw new IllegalStateException("The cluster-singleton run table '" + this.runTableName
-						+ "' cannot be used: " + ex.getMessage() + ". Let cluster-singleton create it with "
-						+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
-						+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
-						+ JdbcPlatform.RUN_TABLE_NAME_PROPERTY + " at the right table", ex);
-			}
-			return Boolean.TRUE;
-		});
-	}
-
-	/**
-	 * Warn when the lease table lives in an H2 database that only this JVM can open (in
-	 * memory, or a file without {@code AUTO_SERVER}): every node then has a table of its
-	 * own and nothing is excluded across nodes.
-	 */
-	private void warnIfNoOtherNodeCanShare() {
-		String url = execute("read the database URL",
-				(connection, statements) -> (statements.platform() == JdbcPlatform.H2)
-						? String.valueOf(connection.getMetaData().getURL()) : null);
-		if (url != null && isPrivateH2(url)) {
-			logger.warn("cluster-singleton keeps its leases in H2 database '" + url + "', which only this JVM can "
-					+ "open: other nodes have lease tables of their own, so nothing keeps them from running the same "
-					+ "jobs. Use a database every node reaches (PostgreSQL, MySQL, MariaDB, an H2 server, or an H2 "
-					+ "file with AUTO_SERVER=TRUE on one machine)");
-		}
-	}
-
-	/**
-	 * Return whether an H2 database URL, as the connection reports it, names a database
-	 * no other JVM can open: an in-memory one, or a file that no H2 server serves. A file
-	 * opened with {@code AUTO_SERVER=TRUE} has a lock file next to it that names the
-	 * server other JVMs connect to (the connection's URL no longer shows the setting).
-	 * @param url the database URL
-	 * @return whether only this JVM can open the database
-	 */
-	static boolean isPrivateH2(String url) {
-		if (!url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
-			return false;
-		}
-		String location = url.substring(8);
-		String lower = location.toLowerCase(Locale.ROOT);
-		if (lower.startsWith("tcp:") || lower.startsWith("ssl:")) {
-			return false;
-		}
-		if (lower.startsWith("mem:")) {
-			return true;
-		}
-		String path = lower.startsWith("file:") ? location.substring(5) : location;
-		int settings = path.indexOf(';');
-		path = (settings >= 0) ? path.substring(0, settings) : path;
-		if (path.startsWith("~")) {
-			path = System.getProperty("user.home") + path.substring(1);
-		}
-		try {
-			return !Files.readString(Path.of(path + ".lock.db"), StandardCharsets.ISO_8859_1).contains("server=");
-		}
-		catch (IOException | RuntimeException ex) {
-			return true;
 		}
 	}
 
@@ -504,7 +405,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @param action the action
 	 * @return the action's result
 	 */
-	private <T> T execute(String task, ConnectionAction<T> action) {
+	<T> T execute(String task, ConnectionAction<T> action) {
 		return execute(task, "lease table '" + this.tableName + "'", action);
 	}
 
@@ -516,7 +417,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @param action the action
 	 * @return the action's result
 	 */
-	private <T> T executeOnRunTable(String task, ConnectionAction<T> action) {
+	<T> T executeOnRunTable(String task, ConnectionAction<T> action) {
 		return execute(task, "run table '" + this.runTableName + "'", action);
 	}
 
@@ -560,60 +461,12 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	}
 
 	/**
-	 * The run ledger in the run table.
-	 */
-	private final class JdbcRunLedger implements RunLedger {
-
-		@Override
-		public void record(RunRecord run, int maxRuns) {
-			Assert.notNull(run, "'run' must not be null");
-			Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
-			executeOnRunTable("record run " + run.fencingToken() + " of job '" + run.jobName() + "'",
-					(connection, statements) -> {
-						statements.runLedger().recordRun(connection, run, maxRuns);
-						return Boolean.TRUE;
-					});
-		}
-
-		@Override
-		public void markLostBefore(String jobName, long fencingToken) {
-			Assert.hasText(jobName, "'jobName' must not be empty");
-			executeOnRunTable("mark the runs before " + fencingToken + " of job '" + jobName + "' lost",
-					(connection, statements) -> {
-						statements.runLedger().markRunLost(connection, jobName, fencingToken);
-						return Boolean.TRUE;
-					});
-		}
-
-		@Override
-		public List<RunRecord> history(String jobName, int limit) {
-			Assert.hasText(jobName, "'jobName' must not be empty");
-			if (limit <= 0) {
-				return List.of();
-			}
-			return executeOnRunTable("read the run history of job '" + jobName + "'",
-					(connection, statements) -> statements.runLedger().runHistory(connection, jobName, limit));
-		}
-
-		@Override
-		public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
-			Assert.notNull(jobNames, "'jobNames' must not be null");
-			if (jobNames.isEmpty()) {
-				return Map.of();
-			}
-			return executeOnRunTable("read the last successful runs",
-					(connection, statements) -> statements.runLedger().lastSuccess(connection, jobNames));
-		}
-
-	}
-
-	/**
 	 * An action on a connection.
 	 *
 	 * @param <T> the result type
 	 */
 	@FunctionalInterface
-	private interface ConnectionAction<T> {
+	interface ConnectionAction<T> {
 
 		T execute(Connection connection, PlatformStatements statements) throws SQLException;
 

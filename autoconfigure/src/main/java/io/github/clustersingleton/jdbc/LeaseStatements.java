@@ -47,7 +47,9 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  * The statements of the lease table on one database platform, read from the
  * {@code <platform>/*.sql} resources next to this class (see {@link JdbcStatement}) with
  * the table name filled in. What differs per platform beyond the SQL (how an acquisition
- * learns whether it won, how times are bound) is left to the subclasses.
+ * learns whether it won, how a renewal learns which leases it renewed) is left to the
+ * subclasses; how times are bound is the platform's {@link TimeBinding}, how a renewal is
+ * bounded its {@link RenewalTimeout}.
  * <p>
  * Every time comparison uses the database's clock; Java only sends durations (as
  * milliseconds) and cron slots.
