@@ -16,10 +16,6 @@
 
 package io.github.clustersingleton.jdbc;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,13 +23,11 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -46,7 +40,6 @@ import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
-import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -56,9 +49,6 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.dao.TransientDataAccessException;
-import org.springframework.jdbc.UncategorizedSQLException;
-import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
-import org.springframework.jdbc.support.SQLExceptionTranslator;
 import org.springframework.util.Assert;
 
 /**
@@ -108,15 +98,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 */
 	static final int MAX_LEASES_PER_STATEMENT = 1000;
 
-	/**
-	 * SQL state of a deadlock or serialization failure, after which the database rolled
-	 * the statement back and it can simply run again.
-	 */
-	private static final String SERIALIZATION_FAILURE = "40001";
-
-	private static final int MAX_ATTEMPTS = 3;
-
-	private final DataSource dataSource;
+	private final ConnectionRunner connections;
 
 	private static final Log logger = LogFactory.getLog(JdbcLeaseBackend.class);
 
@@ -124,18 +106,16 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private final String runTableName;
 
-	private final RunLedger runLedger = new JdbcRunLedger();
+	private final RunLedger runLedger = new JdbcRunLedger(this);
 
-	private final SQLExceptionTranslator exceptionTranslator = new SQLExceptionSubclassTranslator();
-
-	private volatile @Nullable JdbcDialect dialect;
+	private volatile @Nullable PlatformStatements statements;
 
 	/**
-	 * Guards the detection of the dialect, which reads the connection's metadata: a lock
+	 * Guards the detection of the platform, which reads the connection's metadata: a lock
 	 * rather than a monitor, so that virtual threads do not pin their carrier threads
 	 * there (JDK 21 to 23).
 	 */
-	private final ReentrantLock dialectLock = new ReentrantLock();
+	private final ReentrantLock statementsLock = new ReentrantLock();
 
 	private @Nullable JdbcLeaseSchemaInitializer schemaInitializer;
 
@@ -163,7 +143,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 */
 	public JdbcLeaseBackend(DataSource dataSource, String tableName, String runTableName) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
-		this.dataSource = dataSource;
+		this.connections = new ConnectionRunner(dataSource);
 		this.tableName = JdbcPlatform.validateTableName(tableName);
 		this.runTableName = JdbcPlatform.validateTableName(runTableName, JdbcPlatform.RUN_TABLE_NAME_PROPERTY);
 	}
@@ -190,9 +170,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public void setRenewalTimeout(Duration renewalTimeout) {
 		Assert.isTrue(renewalTimeout != null && !renewalTimeout.isNegative(), "'renewalTimeout' must not be negative");
 		this.renewalTimeout = renewalTimeout;
-		JdbcDialect dialect = this.dialect;
-		if (dialect != null) {
-			dialect.setRenewalTimeout(renewalTimeout);
+		PlatformStatements statements = this.statements;
+		if (statements != null) {
+			statements.lease().setRenewalTimeout(renewalTimeout);
 		}
 	}
 
@@ -219,9 +199,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public void setStoreClockObserver(StoreClockObserver observer) {
 		Assert.notNull(observer, "'observer' must not be null");
 		this.storeClockObserver = observer;
-		JdbcDialect dialect = this.dialect;
-		if (dialect != null) {
-			dialect.setStoreClockObserver(observer);
+		PlatformStatements statements = this.statements;
+		if (statements != null) {
+			statements.lease().setStoreClockObserver(observer);
 		}
 	}
 
@@ -257,9 +237,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			}
 		}
 		try {
-			probe();
-			checkRunColumnsAndTable();
-			warnIfNoOtherNodeCanShare();
+			new JdbcStoreCheck(this).run();
 			if (initializationFailure != null) {
 				logger.info("cluster-singleton could not run its CREATE TABLE for '" + this.tableName
 						+ "' but the table exists, so it is used as it is: " + initializationFailure.getMessage());
@@ -284,93 +262,6 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		catch (DataAccessException ex) {
 			logger.warn("cluster-singleton could not check lease table '" + this.tableName
 					+ "'; runs are skipped until the database answers: " + ex.getMessage());
-		}
-	}
-
-	/**
-	 * Fail when the lease table lacks the run columns (a table created before 0.2.0 that
-	 * the schema initializer did not upgrade) or the run table is missing, naming what is
-	 * missing and the statements that fix it.
-	 */
-	private void checkRunColumnsAndTable() {
-		List<String> missing = execute("read the columns", (connection, dialect) -> {
-			List<String> columns = dialect.missingRunColumns(connection);
-			if (!columns.isEmpty()) {
-				throw new IllegalStateException("The cluster-singleton lease table '" + this.tableName
-						+ "' lacks the column(s) " + String.join(", ", columns)
-						+ " that recovery, catch-up and the run ledger need (the table was created by an earlier "
-						+ "version). Add them with: "
-						+ columns.stream().map(dialect::addColumnStatement).collect(Collectors.joining("; "))
-						+ "; or let cluster-singleton add them with cluster-singleton.jdbc.initialize-schema=always");
-			}
-			return columns;
-		});
-		Assert.state(missing.isEmpty(), "Unexpected missing columns");
-		executeOnRunTable("probe the run table", (connection, dialect) -> {
-			try {
-				dialect.probeRunTable(connection);
-			}
-			catch (SQLException ex) {
-				if (ex.getSQLState() != null && ex.getSQLState().startsWith("08")) {
-					throw ex;
-				}
-				throw new IllegalStateException("The cluster-singleton run table '" + this.runTableName
-						+ "' cannot be used: " + ex.getMessage() + ". Let cluster-singleton create it with "
-						+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
-						+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
-						+ JdbcPlatform.RUN_TABLE_NAME_PROPERTY + " at the right table", ex);
-			}
-			return Boolean.TRUE;
-		});
-	}
-
-	/**
-	 * Warn when the lease table lives in an H2 database that only this JVM can open (in
-	 * memory, or a file without {@code AUTO_SERVER}): every node then has a table of its
-	 * own and nothing is excluded across nodes.
-	 */
-	private void warnIfNoOtherNodeCanShare() {
-		String url = execute("read the database URL", (connection, dialect) -> (dialect instanceof H2Dialect)
-				? String.valueOf(connection.getMetaData().getURL()) : null);
-		if (url != null && isPrivateH2(url)) {
-			logger.warn("cluster-singleton keeps its leases in H2 database '" + url + "', which only this JVM can "
-					+ "open: other nodes have lease tables of their own, so nothing keeps them from running the same "
-					+ "jobs. Use a database every node reaches (PostgreSQL, MySQL, MariaDB, an H2 server, or an H2 "
-					+ "file with AUTO_SERVER=TRUE on one machine)");
-		}
-	}
-
-	/**
-	 * Return whether an H2 database URL, as the connection reports it, names a database
-	 * no other JVM can open: an in-memory one, or a file that no H2 server serves. A file
-	 * opened with {@code AUTO_SERVER=TRUE} has a lock file next to it that names the
-	 * server other JVMs connect to (the connection's URL no longer shows the setting).
-	 * @param url the database URL
-	 * @return whether only this JVM can open the database
-	 */
-	static boolean isPrivateH2(String url) {
-		if (!url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
-			return false;
-		}
-		String location = url.substring(8);
-		String lower = location.toLowerCase(Locale.ROOT);
-		if (lower.startsWith("tcp:") || lower.startsWith("ssl:")) {
-			return false;
-		}
-		if (lower.startsWith("mem:")) {
-			return true;
-		}
-		String path = lower.startsWith("file:") ? location.substring(5) : location;
-		int settings = path.indexOf(';');
-		path = (settings >= 0) ? path.substring(0, settings) : path;
-		if (path.startsWith("~")) {
-			path = System.getProperty("user.home") + path.substring(1);
-		}
-		try {
-			return !Files.readString(Path.of(path + ".lock.db"), StandardCharsets.ISO_8859_1).contains("server=");
-		}
-		catch (IOException | RuntimeException ex) {
-			return true;
 		}
 	}
 
@@ -414,7 +305,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
 		return execute("acquire lease of job '" + request.jobName() + "'",
-				(connection, dialect) -> dialect.claim(connection, request));
+				(connection, statements) -> statements.lease().claim(connection, request));
 	}
 
 	@Override
@@ -426,12 +317,12 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		}
 		// One entry per lease token: the update count is compared with the lease count
 		List<HeldLease> distinct = HeldLease.distinctByToken(leases);
-		return execute("renew " + distinct.size() + " lease(s)", (connection, dialect) -> {
+		return execute("renew " + distinct.size() + " lease(s)", (connection, statements) -> {
 			Set<String> renewed = new HashSet<>();
 			for (int from = 0; from < distinct.size(); from += MAX_LEASES_PER_STATEMENT) {
 				List<HeldLease> chunk = distinct.subList(from,
 						Math.min(from + MAX_LEASES_PER_STATEMENT, distinct.size()));
-				renewed.addAll(dialect.renewBounded(connection, chunk, ttl));
+				renewed.addAll(statements.lease().renewBounded(connection, chunk, ttl));
 			}
 			return renewed;
 		});
@@ -442,7 +333,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		execute("release lease of job '" + lease.jobName() + "'",
-				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor));
+				(connection, statements) -> statements.lease().release(connection, lease, lockAtLeastFor));
 	}
 
 	@Override
@@ -456,7 +347,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		Assert.isTrue(lockAtLeastFor != null && !lockAtLeastFor.isNegative(), "'lockAtLeastFor' must not be negative");
 		Assert.notNull(completion, "'completion' must not be null");
 		boolean matched = execute("release lease of job '" + lease.jobName() + "'",
-				(connection, dialect) -> dialect.release(connection, lease, lockAtLeastFor, completion));
+				(connection, statements) -> statements.lease().release(connection, lease, lockAtLeastFor, completion));
 		return matched || completion.state() == null;
 	}
 
@@ -466,7 +357,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		Assert.notNull(slot, "'slot' must not be null");
 		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
 		return execute("start a run of job '" + lease.jobName() + "'",
-				(connection, dialect) -> dialect.startRun(connection, lease, slot, attempt));
+				(connection, statements) -> statements.lease().startRun(connection, lease, slot, attempt));
 	}
 
 	@Override
@@ -476,7 +367,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			return Set.of();
 		}
 		return execute("find pending work of " + policies.size() + " job(s)",
-				(connection, dialect) -> dialect.findPending(connection, policies));
+				(connection, statements) -> statements.lease().findPending(connection, policies));
 	}
 
 	@Override
@@ -488,20 +379,20 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public Optional<LeaseInfo> describe(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		return execute("describe lease of job '" + jobName + "'",
-				(connection, dialect) -> dialect.describe(connection, jobName));
+				(connection, statements) -> statements.lease().describe(connection, jobName));
 	}
 
 	@Override
 	public boolean forceRelease(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
 		return execute("force-release lease of job '" + jobName + "'",
-				(connection, dialect) -> dialect.forceRelease(connection, jobName));
+				(connection, statements) -> statements.lease().forceRelease(connection, jobName));
 	}
 
 	@Override
 	public void probe() {
-		execute("run a probe query", (connection, dialect) -> {
-			dialect.probe(connection);
+		execute("run a probe query", (connection, statements) -> {
+			statements.lease().probe(connection);
 			return Boolean.TRUE;
 		});
 	}
@@ -514,7 +405,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @param action the action
 	 * @return the action's result
 	 */
-	private <T> T execute(String task, ConnectionAction<T> action) {
+	<T> T execute(String task, ConnectionAction<T> action) {
 		return execute(task, "lease table '" + this.tableName + "'", action);
 	}
 
@@ -526,61 +417,32 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @param action the action
 	 * @return the action's result
 	 */
-	private <T> T executeOnRunTable(String task, ConnectionAction<T> action) {
+	<T> T executeOnRunTable(String task, ConnectionAction<T> action) {
 		return execute(task, "run table '" + this.runTableName + "'", action);
 	}
 
 	private <T> T execute(String task, String table, ConnectionAction<T> action) {
-		for (int attempt = 1;; attempt++) {
-			try {
-				return executeOnce(action);
-			}
-			catch (SQLException ex) {
-				if (attempt >= MAX_ATTEMPTS || !SERIALIZATION_FAILURE.equals(ex.getSQLState())) {
-					throw translate(task, table, ex);
-				}
-			}
-		}
+		return this.connections.runRetrying(this::getStatements, action::execute, (ex) -> translate(task, table, ex));
 	}
 
-	private <T> T executeOnce(ConnectionAction<T> action) throws SQLException {
-		// Straight from the DataSource, not DataSourceUtils: never join the caller's
-		// transaction, so a rollback there cannot undo a lease change
-		try (Connection connection = this.dataSource.getConnection()) {
-			JdbcDialect dialect = getDialect(connection);
-			boolean autoCommit = connection.getAutoCommit();
-			if (!autoCommit) {
-				connection.setAutoCommit(true);
-			}
+	private PlatformStatements getStatements(Connection connection) throws SQLException {
+		PlatformStatements statements = this.statements;
+		if (statements == null) {
+			this.statementsLock.lock();
 			try {
-				return action.execute(connection, dialect);
-			}
-			finally {
-				if (!autoCommit) {
-					connection.setAutoCommit(false);
-				}
-			}
-		}
-	}
-
-	private JdbcDialect getDialect(Connection connection) throws SQLException {
-		JdbcDialect dialect = this.dialect;
-		if (dialect == null) {
-			this.dialectLock.lock();
-			try {
-				dialect = this.dialect;
-				if (dialect == null) {
-					dialect = JdbcDialect.of(JdbcPlatform.of(connection), this.tableName, this.runTableName);
-					dialect.setRenewalTimeout(this.renewalTimeout);
-					dialect.setStoreClockObserver(this.storeClockObserver);
-					this.dialect = dialect;
+				statements = this.statements;
+				if (statements == null) {
+					statements = PlatformStatements.of(JdbcPlatform.of(connection), this.tableName, this.runTableName);
+					statements.lease().setRenewalTimeout(this.renewalTimeout);
+					statements.lease().setStoreClockObserver(this.storeClockObserver);
+					this.statements = statements;
 				}
 			}
 			finally {
-				this.dialectLock.unlock();
+				this.statementsLock.unlock();
 			}
 		}
-		return dialect;
+		return statements;
 	}
 
 	/**
@@ -594,57 +456,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	private DataAccessException translate(String task, String table, SQLException ex) {
 		// Spring's messages do not all carry the driver's: the SQL state at least tells
 		// "no such table" (42P01, 42S02) from "connection refused" (08...)
-		String message = "Failed to " + task + " in " + table + " (SQL state " + ex.getSQLState() + ")";
-		DataAccessException translated = this.exceptionTranslator.translate(message, null, ex);
-		return (translated != null) ? translated : new UncategorizedSQLException(message, null, ex);
-	}
-
-	/**
-	 * The run ledger in the run table.
-	 */
-	private final class JdbcRunLedger implements RunLedger {
-
-		@Override
-		public void record(RunRecord run, int maxRuns) {
-			Assert.notNull(run, "'run' must not be null");
-			Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
-			executeOnRunTable("record run " + run.fencingToken() + " of job '" + run.jobName() + "'",
-					(connection, dialect) -> {
-						dialect.recordRun(connection, run, maxRuns);
-						return Boolean.TRUE;
-					});
-		}
-
-		@Override
-		public void markLostBefore(String jobName, long fencingToken) {
-			Assert.hasText(jobName, "'jobName' must not be empty");
-			executeOnRunTable("mark the runs before " + fencingToken + " of job '" + jobName + "' lost",
-					(connection, dialect) -> {
-						dialect.markRunLost(connection, jobName, fencingToken);
-						return Boolean.TRUE;
-					});
-		}
-
-		@Override
-		public List<RunRecord> history(String jobName, int limit) {
-			Assert.hasText(jobName, "'jobName' must not be empty");
-			if (limit <= 0) {
-				return List.of();
-			}
-			return executeOnRunTable("read the run history of job '" + jobName + "'",
-					(connection, dialect) -> dialect.runHistory(connection, jobName, limit));
-		}
-
-		@Override
-		public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
-			Assert.notNull(jobNames, "'jobNames' must not be null");
-			if (jobNames.isEmpty()) {
-				return Map.of();
-			}
-			return executeOnRunTable("read the last successful runs",
-					(connection, dialect) -> dialect.lastSuccess(connection, jobNames));
-		}
-
+		return ConnectionRunner
+			.translate("Failed to " + task + " in " + table + " (SQL state " + ex.getSQLState() + ")", ex);
 	}
 
 	/**
@@ -653,9 +466,9 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @param <T> the result type
 	 */
 	@FunctionalInterface
-	private interface ConnectionAction<T> {
+	interface ConnectionAction<T> {
 
-		T execute(Connection connection, JdbcDialect dialect) throws SQLException;
+		T execute(Connection connection, PlatformStatements statements) throws SQLException;
 
 	}
 

@@ -37,8 +37,6 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.UncategorizedSQLException;
-import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.util.Assert;
 import org.springframework.util.StreamUtils;
 
@@ -95,6 +93,8 @@ public class JdbcLeaseSchemaInitializer {
 
 	private final DataSource dataSource;
 
+	private final ConnectionRunner connections;
+
 	private final String tableName;
 
 	private final String runTableName;
@@ -128,6 +128,7 @@ public class JdbcLeaseSchemaInitializer {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
 		Assert.notNull(mode, "'mode' must not be null");
 		this.dataSource = dataSource;
+		this.connections = new ConnectionRunner(dataSource);
 		this.tableName = JdbcPlatform.validateTableName(tableName);
 		this.runTableName = JdbcPlatform.validateTableName(runTableName, JdbcPlatform.RUN_TABLE_NAME_PROPERTY);
 		this.mode = mode;
@@ -145,29 +146,20 @@ public class JdbcLeaseSchemaInitializer {
 		if (!isEnabled()) {
 			return false;
 		}
-		try (Connection connection = this.dataSource.getConnection()) {
-			boolean autoCommit = connection.getAutoCommit();
-			if (!autoCommit) {
-				connection.setAutoCommit(true);
-			}
-			try {
+		try {
+			this.connections.run((connection) -> {
 				JdbcPlatform platform = JdbcPlatform.of(connection);
-				JdbcDialect dialect = JdbcDialect.of(platform, this.tableName, this.runTableName);
+				PlatformStatements statements = PlatformStatements.of(platform, this.tableName, this.runTableName);
 				for (String sql : statements(platform)) {
-					execute(connection, sql, dialect);
+					execute(connection, sql, statements);
 				}
-				addRunColumns(connection, dialect);
-			}
-			finally {
-				if (!autoCommit) {
-					connection.setAutoCommit(false);
-				}
-			}
+				addRunColumns(connection, statements.schemaUpgrade());
+				return null;
+			});
 		}
 		catch (SQLException ex) {
-			String task = "Failed to initialize cluster-singleton lease table '" + this.tableName + "'";
-			DataAccessException translated = new SQLExceptionSubclassTranslator().translate(task, null, ex);
-			throw (translated != null) ? translated : new UncategorizedSQLException(task, null, ex);
+			throw ConnectionRunner
+				.translate("Failed to initialize cluster-singleton lease table '" + this.tableName + "'", ex);
 		}
 		return true;
 	}
@@ -180,7 +172,7 @@ public class JdbcLeaseSchemaInitializer {
 		};
 	}
 
-	private void execute(Connection connection, String sql, JdbcDialect dialect) throws SQLException {
+	private void execute(Connection connection, String sql, PlatformStatements statements) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);
 		}
@@ -191,10 +183,10 @@ public class JdbcLeaseSchemaInitializer {
 			// Another node created the table at the same moment: success once it answers
 			try {
 				if (createsRunTable(sql)) {
-					dialect.probeRunTable(connection);
+					statements.runLedger().probeRunTable(connection);
 				}
 				else {
-					dialect.probe(connection);
+					statements.lease().probe(connection);
 				}
 			}
 			catch (SQLException probeFailure) {
@@ -213,9 +205,9 @@ public class JdbcLeaseSchemaInitializer {
 	 * them at the same moment makes this fail with "duplicate column", which is success
 	 * once the columns are there.
 	 */
-	private void addRunColumns(Connection connection, JdbcDialect dialect) throws SQLException {
-		for (String column : dialect.missingRunColumns(connection)) {
-			String sql = dialect.addColumnStatement(column);
+	private void addRunColumns(Connection connection, SchemaUpgrade upgrade) throws SQLException {
+		for (String column : upgrade.missingRunColumns(connection)) {
+			String sql = upgrade.addColumnStatement(column);
 			try (Statement statement = connection.createStatement()) {
 				statement.execute(sql);
 				logger.info("Added column '" + column + "' to cluster-singleton lease table '" + this.tableName + "': "
@@ -225,7 +217,7 @@ public class JdbcLeaseSchemaInitializer {
 				if (!isDuplicateColumn(ex) && !isAlreadyExists(ex)) {
 					throw ex;
 				}
-				if (dialect.missingRunColumns(connection).contains(column)) {
+				if (upgrade.missingRunColumns(connection).contains(column)) {
 					throw ex;
 				}
 				if (logger.isDebugEnabled()) {

@@ -20,15 +20,19 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The databases the JDBC lease backend supports, with the name of each one's schema
- * script.
+ * script: the one place that tells a database from its connection's metadata, for the
+ * lease store and the ShedLock bridge alike.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-enum JdbcPlatform {
+public enum JdbcPlatform {
 
 	/**
 	 * PostgreSQL.
@@ -100,6 +104,21 @@ enum JdbcPlatform {
 	 * @throws IllegalStateException when the database is not supported
 	 */
 	static JdbcPlatform of(Connection connection) throws SQLException {
+		return of(connection, (product) -> new IllegalStateException("The cluster-singleton JDBC lease backend does "
+				+ "not support database '" + product + "'; supported are PostgreSQL, MySQL/MariaDB and H2"));
+	}
+
+	/**
+	 * Detect the platform of a connection from its metadata.
+	 * @param connection the connection
+	 * @param unsupported the error for a database that is not supported, given its
+	 * product name
+	 * @return the platform
+	 * @throws SQLException when the metadata cannot be read
+	 * @since 0.3.0
+	 */
+	public static JdbcPlatform of(Connection connection,
+			Function<@Nullable String, ? extends RuntimeException> unsupported) throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
 		String product = metaData.getDatabaseProductName();
 		String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
@@ -117,8 +136,7 @@ enum JdbcPlatform {
 		if (name.equals("h2")) {
 			return H2;
 		}
-		throw new IllegalStateException("The cluster-singleton JDBC lease backend does not support database '" + product
-				+ "'; supported are PostgreSQL, MySQL/MariaDB and H2");
+		throw unsupported.apply(product);
 	}
 
 	/**

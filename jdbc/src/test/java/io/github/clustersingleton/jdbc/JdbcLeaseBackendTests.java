@@ -96,7 +96,7 @@ class JdbcLeaseBackendTests {
 	@Test
 	void everyPlatformLoadsItsStatementsWithTheTableNamed() {
 		for (JdbcPlatform platform : JdbcPlatform.values()) {
-			JdbcDialect dialect = JdbcDialect.of(platform, "myschema.leases");
+			LeaseStatements dialect = LeaseStatements.of(platform, "myschema.leases");
 			assertThat(dialect.acquire.toString()).contains("/acquire");
 		}
 		assertThat(JdbcStatement.read(JdbcStatement.location("mysql", "acquire"))).contains("INTO ${table} ");

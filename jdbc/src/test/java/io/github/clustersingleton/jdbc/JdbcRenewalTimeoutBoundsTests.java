@@ -94,7 +94,7 @@ class JdbcRenewalTimeoutBoundsTests {
 	}
 
 	private static Recording renew(JdbcPlatform platform, Duration ttl) throws Exception {
-		JdbcDialect dialect = JdbcDialect.of(platform, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+		LeaseStatements dialect = LeaseStatements.of(platform, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
 		dialect.setRenewalTimeout(ttl.dividedBy(4));
 		Recording recording = new Recording();
 		HeldLease lease = HeldLease.of(new LeaseRequest("job", "node-a", "token", ttl, null), 1);

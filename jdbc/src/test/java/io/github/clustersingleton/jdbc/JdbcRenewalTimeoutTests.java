@@ -150,7 +150,7 @@ class JdbcRenewalTimeoutTests {
 			AcquireResult acquired = backend.tryAcquire(request);
 			assertThat(acquired.isAcquired()).isTrue();
 			HeldLease lease = HeldLease.of(request, acquired.fencingToken());
-			JdbcDialect dialect = JdbcDialect.of(JdbcPlatform.POSTGRESQL, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+			LeaseStatements dialect = LeaseStatements.of(JdbcPlatform.POSTGRESQL, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
 			dialect.setRenewalTimeout(ttl.dividedBy(4));
 			try (Connection locker = pool.getConnection();
 					Connection connection = DriverManager.getConnection(TestStores.postgresUrl())) {

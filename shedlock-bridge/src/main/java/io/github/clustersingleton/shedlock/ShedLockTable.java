@@ -17,16 +17,16 @@
 package io.github.clustersingleton.shedlock;
 
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Locale;
 
 import javax.sql.DataSource;
 
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.jdbc.ConnectionRunner;
+import io.github.clustersingleton.jdbc.JdbcPlatform;
 import io.github.clustersingleton.jdbc.SqlTableNames;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -63,7 +63,9 @@ public class ShedLockTable {
 
 	private final String tableName;
 
-	private volatile @Nullable Dialect dialect;
+	private final ConnectionRunner connections;
+
+	private volatile @Nullable ShedLockSql dialect;
 
 	private volatile @Nullable Integer nameLength;
 
@@ -79,6 +81,7 @@ public class ShedLockTable {
 	public ShedLockTable(DataSource dataSource, String tableName) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");
 		this.dataSource = dataSource;
+		this.connections = new ConnectionRunner(dataSource);
 		this.tableName = validateTableName(tableName);
 	}
 
@@ -288,21 +291,8 @@ public class ShedLockTable {
 	}
 
 	private <T> T execute(String task, Action<T> action) {
-		// straight from the DataSource, not DataSourceUtils: never join the caller's
-		// transaction, whose rollback or late commit would undo or delay the lock
-		try (Connection connection = this.dataSource.getConnection()) {
-			boolean autoCommit = connection.getAutoCommit();
-			if (!autoCommit) {
-				connection.setAutoCommit(true);
-			}
-			try {
-				return action.execute(connection, dialect(connection));
-			}
-			finally {
-				if (!autoCommit) {
-					connection.setAutoCommit(false);
-				}
-			}
+		try {
+			return this.connections.run((connection) -> action.execute(connection, dialect(connection)));
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not " + task + " in ShedLock table '" + this.tableName + "' ("
@@ -310,10 +300,15 @@ public class ShedLockTable {
 		}
 	}
 
-	private Dialect dialect(Connection connection) throws SQLException {
-		Dialect dialect = this.dialect;
+	private ShedLockSql dialect(Connection connection) throws SQLException {
+		ShedLockSql dialect = this.dialect;
 		if (dialect == null) {
-			dialect = Dialect.of(connection.getMetaData(), this.tableName);
+			dialect = ShedLockSql.of(
+					JdbcPlatform.of(connection,
+							(product) -> new ClusterSingletonConfigurationException(
+									"The ShedLock bridge (" + TABLE_NAME_PROPERTY + ") does not support database '"
+											+ product + "'; supported are PostgreSQL, MySQL/MariaDB and H2")),
+					this.tableName);
 			this.dialect = dialect;
 		}
 		return dialect;
@@ -322,175 +317,7 @@ public class ShedLockTable {
 	@FunctionalInterface
 	private interface Action<T> {
 
-		T execute(Connection connection, Dialect dialect) throws SQLException;
-
-	}
-
-	/**
-	 * The SQL of one database: its UTC clock, adding microseconds to a time, and taking a
-	 * lock.
-	 */
-	private abstract static class Dialect {
-
-		final String tableName;
-
-		Dialect(String tableName) {
-			this.tableName = tableName;
-		}
-
-		static Dialect of(DatabaseMetaData metaData, String tableName) throws SQLException {
-			String product = metaData.getDatabaseProductName();
-			String name = (product != null) ? product.toLowerCase(Locale.ROOT) : "";
-			if (name.contains("postgresql")) {
-				return new PostgreSql(tableName);
-			}
-			if (name.contains("mariadb") || name.contains("mysql")) {
-				return new MySql(tableName);
-			}
-			if (name.equals("h2")) {
-				return new H2(tableName);
-			}
-			throw new ClusterSingletonConfigurationException("The ShedLock bridge (" + TABLE_NAME_PROPERTY
-					+ ") does not support database '" + product + "'; supported are PostgreSQL, MySQL/MariaDB and H2");
-		}
-
-		/**
-		 * The database's current UTC time, as ShedLock's DB-time mode writes it.
-		 */
-		abstract String now();
-
-		/**
-		 * The given time plus a number of microseconds bound as a parameter.
-		 */
-		abstract String plus(String time);
-
-		/**
-		 * Parameters: lock_until micros, name, locked_by.
-		 */
-		String update() {
-			return "UPDATE " + this.tableName + " SET lock_until = " + plus(now()) + ", locked_at = " + now()
-					+ ", locked_by = ? WHERE name = ? AND lock_until <= " + now();
-		}
-
-		boolean lock(Connection connection, String name, long micros, String lockedBy) throws SQLException {
-			try (PreparedStatement statement = connection.prepareStatement(update())) {
-				statement.setLong(1, micros);
-				statement.setString(2, lockedBy);
-				statement.setString(3, name);
-				if (statement.executeUpdate() == 1) {
-					return true;
-				}
-			}
-			return insert(connection, name, micros, lockedBy);
-		}
-
-		/**
-		 * Insert the row of a lock that has none; {@code false} when a row exists.
-		 */
-		abstract boolean insert(Connection connection, String name, long micros, String lockedBy) throws SQLException;
-
-		String insertValues() {
-			return "(name, lock_until, locked_at, locked_by) VALUES (?, " + plus(now()) + ", " + now() + ", ?)";
-		}
-
-		static int insert(Connection connection, String sql, String name, long micros, String lockedBy)
-				throws SQLException {
-			try (PreparedStatement statement = connection.prepareStatement(sql)) {
-				statement.setString(1, name);
-				statement.setLong(2, micros);
-				statement.setString(3, lockedBy);
-				return statement.executeUpdate();
-			}
-		}
-
-	}
-
-	private static final class PostgreSql extends Dialect {
-
-		PostgreSql(String tableName) {
-			super(tableName);
-		}
-
-		@Override
-		String now() {
-			return "timezone('utc', CURRENT_TIMESTAMP)";
-		}
-
-		@Override
-		String plus(String time) {
-			return "(" + time + " + ? * INTERVAL '1 microsecond')";
-		}
-
-		@Override
-		boolean lock(Connection connection, String name, long micros, String lockedBy) throws SQLException {
-			// one statement: insert the row, or take it over where lock_until has passed
-			String sql = "INSERT INTO " + this.tableName + " AS l " + insertValues()
-					+ " ON CONFLICT (name) DO UPDATE SET lock_until = EXCLUDED.lock_until, "
-					+ "locked_at = EXCLUDED.locked_at, locked_by = EXCLUDED.locked_by WHERE l.lock_until <= " + now();
-			return insert(connection, sql, name, micros, lockedBy) == 1;
-		}
-
-		@Override
-		boolean insert(Connection connection, String name, long micros, String lockedBy) {
-			throw new UnsupportedOperationException();
-		}
-
-	}
-
-	private static final class MySql extends Dialect {
-
-		MySql(String tableName) {
-			super(tableName);
-		}
-
-		@Override
-		String now() {
-			return "UTC_TIMESTAMP(3)";
-		}
-
-		@Override
-		String plus(String time) {
-			return "TIMESTAMPADD(MICROSECOND, ?, " + time + ")";
-		}
-
-		@Override
-		boolean insert(Connection connection, String name, long micros, String lockedBy) throws SQLException {
-			return insert(connection, "INSERT IGNORE INTO " + this.tableName + " " + insertValues(), name, micros,
-					lockedBy) == 1;
-		}
-
-	}
-
-	private static final class H2 extends Dialect {
-
-		H2(String tableName) {
-			super(tableName);
-		}
-
-		@Override
-		String now() {
-			return "CURRENT_TIMESTAMP(3)";
-		}
-
-		@Override
-		String plus(String time) {
-			return "TIMESTAMPADD(MICROSECOND, ?, " + time + ")";
-		}
-
-		@Override
-		boolean insert(Connection connection, String name, long micros, String lockedBy) throws SQLException {
-			try {
-				return insert(connection, "INSERT INTO " + this.tableName + " " + insertValues(), name, micros,
-						lockedBy) == 1;
-			}
-			catch (SQLException ex) {
-				if ("23505".equals(ex.getSQLState())) {
-					// the row exists: another acquisition holds the lock
-					return false;
-				}
-				throw ex;
-			}
-		}
+		T execute(Connection connection, ShedLockSql dialect) throws SQLException;
 
 	}
 

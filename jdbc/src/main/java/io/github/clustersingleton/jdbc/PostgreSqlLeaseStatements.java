@@ -29,9 +29,6 @@ import java.util.Set;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.jdbc.core.SqlParameterValue;
 
 /**
  * PostgreSQL dialect ({@code postgresql/*.sql}): acquisition is one
@@ -42,10 +39,24 @@ import org.springframework.jdbc.core.SqlParameterValue;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-final class PostgreSqlDialect extends JdbcDialect {
+final class PostgreSqlLeaseStatements extends LeaseStatements {
 
-	PostgreSqlDialect(String table, String runTable) {
-		super(table, runTable, "postgresql", "postgresql");
+	/**
+	 * Create the statements. A PostgreSQL renewal gets no query timeout, only the network
+	 * timeout. pgJDBC's query timeout sends a cancel request, and a cancel that reaches a
+	 * backend whose commit waits for a synchronous standby ends the wait with a WARNING
+	 * ("canceling wait for synchronous replication ... committed locally but might not
+	 * have been replicated") and a success reply: the node would extend its deadline on a
+	 * renewal the standby never got, and after a failover the new primary could let
+	 * another node take the lease up to one TTL before that deadline. A network timeout
+	 * never reports success: the renewal fails, its outcome unknown, and the watchdog
+	 * tries again on another connection. (A query timeout longer than the network timeout
+	 * would not be safe either: the network timeout counts from the last bytes read, so a
+	 * reply that arrives in parts can outlast it.)
+	 * @param table the validated table name
+	 */
+	PostgreSqlLeaseStatements(String table) {
+		super(table, "postgresql", TimeBinding.OFFSET_DATE_TIME, RenewalTimeout.networkOnly());
 	}
 
 	/**
@@ -56,15 +67,15 @@ final class PostgreSqlDialect extends JdbcDialect {
 	 */
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
-				observeStoreTime(resultSet);
+				this.rows.observeStoreTime(resultSet);
 				if (resultSet.getInt("acquired") == 1) {
-					return acquired(request, resultSet);
+					return this.rows.acquired(request, resultSet);
 				}
 				return AcquireResult.notAcquired(request, resultSet.getString("owner"),
-						getInstant(resultSet, "last_slot"), getInstant(resultSet, "store_time"));
+						this.time.read(resultSet, "last_slot"), this.time.read(resultSet, "store_time"));
 			}
 		}
 		return readOutcome(connection, request);
@@ -77,8 +88,8 @@ final class PostgreSqlDialect extends JdbcDialect {
 	 */
 	@Override
 	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
-		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = this.startRun.prepare(connection,
+				this.parameters.startRun(lease, slot, attempt)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next() && resultSet.getInt("live") == 1) {
 				return OptionalLong.of(resultSet.getLong("fencing_token"));
 			}
@@ -88,42 +99,10 @@ final class PostgreSqlDialect extends JdbcDialect {
 
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		try (PreparedStatement statement = prepareRenewal(connection, this.renew, renewParameters(leases, ttl))) {
-			return readTokens(statement, leases);
+		try (PreparedStatement statement = this.renewalTimeout.prepare(connection, this.renew,
+				LeaseParameters.renew(leases, ttl))) {
+			return this.rows.readTokens(statement, leases);
 		}
-	}
-
-	/**
-	 * Return zero: a PostgreSQL renewal gets no query timeout, only the network timeout.
-	 * pgJDBC's query timeout sends a cancel request, and a cancel that reaches a backend
-	 * whose commit waits for a synchronous standby ends the wait with a WARNING
-	 * ("canceling wait for synchronous replication ... committed locally but might not
-	 * have been replicated") and a success reply: the node would extend its deadline on a
-	 * renewal the standby never got, and after a failover the new primary could let
-	 * another node take the lease up to one TTL before that deadline. A network timeout
-	 * never reports success: the renewal fails, its outcome unknown, and the watchdog
-	 * tries again on another connection. (A query timeout longer than the network timeout
-	 * would not be safe either: the network timeout counts from the last bytes read, so a
-	 * reply that arrives in parts can outlast it.)
-	 */
-	@Override
-	int renewalQueryTimeoutSeconds() {
-		return 0;
-	}
-
-	@Override
-	String timestampType() {
-		return "TIMESTAMP WITH TIME ZONE";
-	}
-
-	@Override
-	SqlParameterValue instant(@Nullable Instant instant) {
-		return offsetDateTime(instant);
-	}
-
-	@Override
-	@Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException {
-		return getOffsetDateTime(resultSet, column);
 	}
 
 }

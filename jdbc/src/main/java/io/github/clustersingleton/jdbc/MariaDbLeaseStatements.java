@@ -32,10 +32,10 @@ import io.github.clustersingleton.LeaseRequest;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-final class MariaDbDialect extends MySqlDialect {
+final class MariaDbLeaseStatements extends MySqlLeaseStatements {
 
-	MariaDbDialect(String table, String runTable) {
-		super(table, runTable,
+	MariaDbLeaseStatements(String table) {
+		super(table,
 				JdbcStatement.load(new String[] { "mysql", "acquire" }, new String[] { "mariadb", "acquire-returning" },
 						table),
 				JdbcStatement.load(new String[] { "mysql", "acquire-run" },
@@ -44,10 +44,10 @@ final class MariaDbDialect extends MySqlDialect {
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
-				return outcome(request, resultSet);
+				return this.rows.outcome(request, resultSet);
 			}
 		}
 		// no row: the slot was refused before the upsert; the row and the clock tell why

@@ -21,16 +21,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
-import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
@@ -42,7 +39,7 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-final class H2Dialect extends JdbcDialect {
+final class H2LeaseStatements extends LeaseStatements {
 
 	/**
 	 * SQL state of a unique constraint violation.
@@ -51,18 +48,18 @@ final class H2Dialect extends JdbcDialect {
 
 	private final JdbcStatement selectLive;
 
-	H2Dialect(String table, String runTable) {
-		super(table, runTable, "h2", "h2");
+	H2LeaseStatements(String table) {
+		super(table, "h2", TimeBinding.OFFSET_DATE_TIME, RenewalTimeout.none());
 		this.selectLive = JdbcStatement.load("h2", "select-live", table, true);
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request));
-				ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request)); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next()) {
-				observeStoreTime(resultSet);
-				return acquired(request, resultSet);
+				this.rows.observeStoreTime(resultSet);
+				return this.rows.acquired(request, resultSet);
 			}
 		}
 		catch (SQLException ex) {
@@ -76,37 +73,17 @@ final class H2Dialect extends JdbcDialect {
 
 	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		MapSqlParameterSource parameters = renewParameters(leases, ttl);
+		MapSqlParameterSource parameters = LeaseParameters.renew(leases, ttl);
 		int updated;
 		try (PreparedStatement statement = this.renew.prepare(connection, parameters)) {
 			updated = statement.executeUpdate();
 		}
 		if (updated == leases.size()) {
-			return tokens(leases);
+			return LeaseRows.tokens(leases);
 		}
 		try (PreparedStatement statement = this.selectLive.prepare(connection, parameters)) {
-			return readTokens(statement, leases);
+			return this.rows.readTokens(statement, leases);
 		}
-	}
-
-	@Override
-	protected boolean boundsRenewals() {
-		return false;
-	}
-
-	@Override
-	String timestampType() {
-		return "TIMESTAMP WITH TIME ZONE";
-	}
-
-	@Override
-	SqlParameterValue instant(@Nullable Instant instant) {
-		return offsetDateTime(instant);
-	}
-
-	@Override
-	@Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException {
-		return getOffsetDateTime(resultSet, column);
 	}
 
 }

@@ -29,9 +29,7 @@ import java.util.Set;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
-import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
@@ -46,23 +44,24 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
+sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseStatements {
 
 	private final JdbcStatement selectLive;
 
-	MySqlDialect(String table, String runTable) {
-		this(table, runTable, JdbcStatement.load("mysql", "acquire", table, false),
+	MySqlLeaseStatements(String table) {
+		this(table, JdbcStatement.load("mysql", "acquire", table, false),
 				JdbcStatement.load("mysql", "acquire-run", table, false));
 	}
 
-	protected MySqlDialect(String table, String runTable, JdbcStatement acquire, JdbcStatement acquireRun) {
-		super(table, runTable, acquire, acquireRun, "mysql");
+	protected MySqlLeaseStatements(String table, JdbcStatement acquire, JdbcStatement acquireRun) {
+		super(table, acquire, acquireRun, "mysql", TimeBinding.UTC_LOCAL_DATE_TIME, RenewalTimeout.networkAndQuery());
 		this.selectLive = JdbcStatement.load("mysql", "select-live", table, true);
 	}
 
 	@Override
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = acquireStatement(request).prepare(connection, acquireParameters(request))) {
+		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
+				this.parameters.acquire(request))) {
 			statement.executeUpdate();
 		}
 		return readOutcome(connection, request);
@@ -76,7 +75,7 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 	 */
 	@Override
 	AcquireResult recover(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.recover.prepare(connection, acquireParameters(request))) {
+		try (PreparedStatement statement = this.recover.prepare(connection, this.parameters.acquire(request))) {
 			if (statement.executeUpdate() == 0) {
 				return AcquireResult.nothingPending();
 			}
@@ -92,8 +91,8 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 	 */
 	@Override
 	OptionalLong startRun(Connection connection, HeldLease lease, Instant slot, int attempt) throws SQLException {
-		try (PreparedStatement statement = this.startRun.prepare(connection, startRunParameters(lease, slot, attempt),
-				true)) {
+		try (PreparedStatement statement = this.startRun.prepare(connection,
+				this.parameters.startRun(lease, slot, attempt), true)) {
 			if (statement.executeUpdate() == 0) {
 				return OptionalLong.empty();
 			}
@@ -104,8 +103,7 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 			}
 		}
 		// a driver that does not report LAST_INSERT_ID(expr) as a key: read the row,
-		// which
-		// shows the new fencing token as long as it still carries our lease token
+		// which shows the new fencing token as long as it still carries our lease token
 		try (PreparedStatement statement = this.selectState.prepare(connection,
 				new MapSqlParameterSource("name", lease.jobName())); ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next() && lease.leaseToken().equals(resultSet.getString("lease_token"))) {
@@ -116,34 +114,19 @@ sealed class MySqlDialect extends JdbcDialect permits MariaDbDialect {
 	}
 
 	@Override
-	String timestampType() {
-		return "DATETIME(6) NULL";
-	}
-
-	@Override
 	Set<String> renew(Connection connection, List<HeldLease> leases, Duration ttl) throws SQLException {
-		MapSqlParameterSource parameters = renewParameters(leases, ttl);
+		MapSqlParameterSource parameters = LeaseParameters.renew(leases, ttl);
 		int updated;
-		try (PreparedStatement statement = prepareRenewal(connection, this.renew, parameters)) {
+		try (PreparedStatement statement = this.renewalTimeout.prepare(connection, this.renew, parameters)) {
 			updated = statement.executeUpdate();
 		}
 		if (updated == leases.size()) {
-			return tokens(leases);
+			return LeaseRows.tokens(leases);
 		}
 		// some leases are gone: ask which of ours are still live (and so were renewed)
-		try (PreparedStatement statement = prepareRenewal(connection, this.selectLive, parameters)) {
-			return readTokens(statement, leases);
+		try (PreparedStatement statement = this.renewalTimeout.prepare(connection, this.selectLive, parameters)) {
+			return this.rows.readTokens(statement, leases);
 		}
-	}
-
-	@Override
-	final SqlParameterValue instant(@Nullable Instant instant) {
-		return utcLocalDateTime(instant);
-	}
-
-	@Override
-	final @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException {
-		return getUtcLocalDateTime(resultSet, column);
 	}
 
 }

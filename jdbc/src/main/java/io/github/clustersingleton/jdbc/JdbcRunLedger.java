@@ -1,0 +1,84 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.jdbc;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
+
+import org.springframework.util.Assert;
+
+/**
+ * The {@link RunLedger} of {@link JdbcLeaseBackend}, in the run table
+ * ({@code cluster_singleton_run} by default).
+ *
+ * @author cluster-singleton contributors
+ */
+final class JdbcRunLedger implements RunLedger {
+
+	private final JdbcLeaseBackend backend;
+
+	JdbcRunLedger(JdbcLeaseBackend backend) {
+		this.backend = backend;
+	}
+
+	@Override
+	public void record(RunRecord run, int maxRuns) {
+		Assert.notNull(run, "'run' must not be null");
+		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
+		this.backend.executeOnRunTable("record run " + run.fencingToken() + " of job '" + run.jobName() + "'",
+				(connection, statements) -> {
+					statements.runLedger().recordRun(connection, run, maxRuns);
+					return Boolean.TRUE;
+				});
+	}
+
+	@Override
+	public void markLostBefore(String jobName, long fencingToken) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		this.backend.executeOnRunTable("mark the runs before " + fencingToken + " of job '" + jobName + "' lost",
+				(connection, statements) -> {
+					statements.runLedger().markRunLost(connection, jobName, fencingToken);
+					return Boolean.TRUE;
+				});
+	}
+
+	@Override
+	public List<RunRecord> history(String jobName, int limit) {
+		Assert.hasText(jobName, "'jobName' must not be empty");
+		if (limit <= 0) {
+			return List.of();
+		}
+		return this.backend.executeOnRunTable("read the run history of job '" + jobName + "'",
+				(connection, statements) -> statements.runLedger().runHistory(connection, jobName, limit));
+	}
+
+	@Override
+	public Map<String, Instant> lastSuccess(Collection<String> jobNames) {
+		Assert.notNull(jobNames, "'jobNames' must not be null");
+		if (jobNames.isEmpty()) {
+			return Map.of();
+		}
+		return this.backend.executeOnRunTable("read the last successful runs",
+				(connection, statements) -> statements.runLedger().lastSuccess(connection, jobNames));
+	}
+
+}
