@@ -37,6 +37,7 @@ import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -57,9 +58,11 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 
 	/**
 	 * How deep to look for the scheduler's runnable: the proxy, AOP chain and reflection
-	 * frames between it and this interceptor are about twenty.
+	 * frames between it and this interceptor are about twenty, and about a hundred for a
+	 * Kotlin suspend function, which the scheduler starts through Kotlin reflection and a
+	 * coroutine.
 	 */
-	private static final int SCHEDULER_FRAME_DEPTH = 64;
+	private static final int SCHEDULER_FRAME_DEPTH = 160;
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Flux",
 			ClusterSingletonInterceptor.class.getClassLoader());
@@ -101,6 +104,13 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 		// when the outer run came from the scheduler
 		// fixed-rate and fixed-delay triggers are scheduled runs too, without a slot
 		boolean scheduled = ClusterSingletonContext.find().isEmpty() && calledByScheduler();
+		if (SuspendFunctions.isSuspending(invocation.getMethod())) {
+			// Spring's proxy awaits what this returns in the caller's coroutine; the
+			// startup checks made sure a runner is there
+			SuspendFunctionRunner runner = SuspendFunctions.runner();
+			Assert.state(runner != null, "No SuspendFunctionRunner: add cluster-singleton-kotlin");
+			return runner.run(new SuspendFunctionCall(executor, job, scheduled, invocation));
+		}
 		if (REACTOR_PRESENT && Publisher.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
 			// Spring calls a reactive @Scheduled method once and subscribes to what it
 			// returns at every trigger: each subscription is a run
@@ -194,6 +204,7 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 				|| className.startsWith("java.lang.reflect.") || className.startsWith("java.lang.invoke.")
 				|| className.startsWith("jdk.internal.reflect.") || className.startsWith("jdk.proxy")
 				|| className.startsWith("io.micrometer.observation.") || className.startsWith("reactor.core.")
+				|| className.startsWith("kotlin.") || className.startsWith("kotlinx.coroutines.")
 				|| className.startsWith("io.github.clustersingleton.aop.");
 	}
 

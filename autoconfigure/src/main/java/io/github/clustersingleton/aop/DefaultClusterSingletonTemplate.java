@@ -25,7 +25,9 @@ import java.util.function.Supplier;
 
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.ClusterSingletonTemplate;
+import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor.ReactiveRun;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -91,19 +93,31 @@ public class DefaultClusterSingletonTemplate implements ClusterSingletonTemplate
 		return Optional.ofNullable(result.get());
 	}
 
+	/**
+	 * Start a run of a job whose work is done elsewhere (a coroutine of the Kotlin
+	 * template functions of {@code cluster-singleton-kotlin}): take the job's lease now,
+	 * on the calling thread, and keep it renewed until the run is finished. A lost lease
+	 * or {@code lockAtMostFor} calls the run's canceller.
+	 * @param job the job
+	 * @return the run, to be {@linkplain ReactiveRun#finish finished} when the work ends,
+	 * or {@code null} when this node did not get the lease
+	 * @since 0.3.0
+	 */
+	public @Nullable ReactiveRun startRun(Job job) {
+		Assert.notNull(job, "'job' must not be null");
+		ClusterSingletonExecutor executor = this.executor.obtain();
+		JobDefinition definition = definition(job, executor);
+		if (!prepared(job, executor)) {
+			return null;
+		}
+		return executor.startReactive(definition, job.getSlot(), RunTrigger.DIRECT);
+	}
+
 	private <T> boolean execute(Job job, Callable<T> task, AtomicReference<@Nullable T> result) {
 		Assert.notNull(job, "'job' must not be null");
 		ClusterSingletonExecutor executor = this.executor.obtain();
 		JobDefinition definition = definition(job, executor);
-		try {
-			executor.initializeBackend();
-		}
-		catch (ClusterSingletonConfigurationException ex) {
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			logger.warn("cluster-singleton skipped job '" + job.getName() + "': the " + executor.getBackend().id()
-					+ " lease store could not be prepared; the next call tries again: " + ex);
+		if (!prepared(job, executor)) {
 			return false;
 		}
 		try {
@@ -121,6 +135,21 @@ public class DefaultClusterSingletonTemplate implements ClusterSingletonTemplate
 		}
 		catch (Throwable ex) {
 			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static boolean prepared(Job job, ClusterSingletonExecutor executor) {
+		try {
+			executor.initializeBackend();
+			return true;
+		}
+		catch (ClusterSingletonConfigurationException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("cluster-singleton skipped job '" + job.getName() + "': the " + executor.getBackend().id()
+					+ " lease store could not be prepared; the next call tries again: " + ex);
+			return false;
 		}
 	}
 

@@ -107,7 +107,8 @@ public class JobDefinitionFactory {
 				"cluster-singleton.default-lock-at-least-for");
 		CronSlotSchedule schedule = cronSchedule(method, job);
 		JobDefinition definition = definition(job, name, atMost, atLeast, override, schedule, source);
-		return definition.withPolicies(policies(job, prefix, override, annotation, isReactive(method) ? null : schedule,
+		boolean reactive = isReactive(method) || SuspendFunctions.isSuspending(method);
+		return definition.withPolicies(policies(job, prefix, override, annotation, reactive ? null : schedule,
 				fixedRate(method, job), schedule));
 	}
 
@@ -184,7 +185,7 @@ public class JobDefinitionFactory {
 				if (!misfire.isDefault()) {
 					throw invalid(job + ": " + misfire.origin() + " needs a @Scheduled(cron = ...) trigger, whose fire "
 							+ "times are the slots it catches up, on a method that returns void (not a reactive "
-							+ "publisher); this job has none");
+							+ "publisher or a suspend function); this job has none");
 				}
 				misfirePolicy = MisfirePolicy.SKIP;
 			}
@@ -192,7 +193,7 @@ public class JobDefinitionFactory {
 				if (!recovery.isDefault()) {
 					throw invalid(job + ": " + recovery.origin() + " needs a @Scheduled(cron = ...) trigger, whose "
 							+ "fire times are the slots it runs again, on a method that returns void (not a reactive "
-							+ "publisher); this job has none");
+							+ "publisher or a suspend function); this job has none");
 				}
 				recoveryPolicy = RecoveryPolicy.NONE;
 			}
@@ -396,6 +397,10 @@ public class JobDefinitionFactory {
 							+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
 		}
 		Class<?> returnType = method.getReturnType();
+		if (SuspendFunctions.isSuspending(method)) {
+			checkSuspending(method, job);
+			return;
+		}
 		if (isReactive(method)) {
 			return;
 		}
@@ -403,6 +408,17 @@ public class JobDefinitionFactory {
 			throw invalid(job + ": the method returns " + returnType.getName()
 					+ "; a run that another node holds is skipped and has no value to return. Make it return void"
 					+ (REACTOR_PRESENT ? ", or a Publisher (Mono, Flux) for a reactive job" : ""));
+		}
+	}
+
+	private static void checkSuspending(Method method, String job) {
+		if (SuspendFunctions.runner() == null) {
+			throw invalid(job + ": the method is a Kotlin suspend function, which needs the cluster-singleton-kotlin "
+					+ "module on the class path. Add the io.github.clustersingleton:cluster-singleton-kotlin dependency");
+		}
+		if (!SuspendFunctions.returnsUnit(method)) {
+			throw invalid(job + ": the suspend function returns a value; a run that another node holds is skipped "
+					+ "and has no value to return. Make it return Unit");
 		}
 	}
 
