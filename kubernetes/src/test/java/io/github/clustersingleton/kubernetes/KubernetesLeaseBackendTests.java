@@ -80,6 +80,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -432,6 +433,51 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		assertThat(this.conflictingUpdates.get(this.backend.leaseName(job))).hasValue(0);
 		assertThat(lease(job).getMetadata().getAnnotations()).containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION,
 				slot.plusSeconds(60).toString());
+	}
+
+	/**
+	 * Review of the OptimisticUpdate refactoring: pins the conflict budget of every write
+	 * path to what the six hand-written loops of f1ca227 did. A renewal tries 3 PUTs, the
+	 * first from the copy this node wrote (no GET), then fails; a run start and a
+	 * completion try 10; a force release tries 10; every retry reads the Lease again.
+	 */
+	@Test
+	void everyWritePathKeepsItsConflictBudget() {
+		String job = jobName("conflict-budget");
+		String name = this.backend.leaseName(job);
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.MINUTES).minusSeconds(120);
+		HeldLease held = acquire(request(job, "node-a", LONG_TTL, slot));
+		// renewal: 3 PUTs, GETs only before the 2nd and 3rd
+		this.sent.clear();
+		this.conflictingUpdates.put(name, new AtomicInteger(1_000));
+		assertThatIllegalStateException().isThrownBy(() -> this.backend.renew(List.of(held), LONG_TTL))
+			.withMessageContaining("3 attempts");
+		assertThat(methods()).containsExactly("PUT", "GET", "PUT", "GET", "PUT");
+		// run start: 10 PUTs, the first from the copy this node wrote
+		this.sent.clear();
+		assertThatIllegalStateException().isThrownBy(() -> this.backend.startRun(held, slot.plusSeconds(60), 1))
+			.withMessageContaining("10 attempts");
+		assertThat(methods()).filteredOn("PUT"::equals).hasSize(10);
+		assertThat(methods()).filteredOn("GET"::equals).hasSize(9);
+		// completion: 10 PUTs
+		this.sent.clear();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.backend.completeRun(held, Duration.ZERO, RunCompletion.succeeded()))
+			.withMessageContaining("10 attempts");
+		assertThat(methods()).filteredOn("PUT"::equals).hasSize(10);
+		// the first attempt from the copy this node wrote, every retry after a read
+		assertThat(methods()).filteredOn("GET"::equals).hasSize(9);
+		// force release: 10 PUTs, each after its own read
+		this.sent.clear();
+		assertThatIllegalStateException().isThrownBy(() -> this.backend.forceRelease(job))
+			.withMessageContaining("10 attempts");
+		assertThat(methods()).filteredOn("PUT"::equals).hasSize(10);
+		assertThat(methods()).filteredOn("GET"::equals).hasSize(10);
+		this.conflictingUpdates.remove(name);
+	}
+
+	private List<String> methods() {
+		return this.sent.stream().map(SentRequest::method).toList();
 	}
 
 	@Test
