@@ -40,7 +40,22 @@ import static io.github.clustersingleton.redis.RedisReplies.millis;
  * @param ttlMillis the TTL in milliseconds
  * @author cluster-singleton contributors
  */
-record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptCall<AcquireCall.Reply> {
+record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptCall<AcquireCall.Reply>, GrantingCall {
+
+	@Override
+	public String jobName() {
+		return this.request.jobName();
+	}
+
+	@Override
+	public String leaseToken() {
+		return this.request.leaseToken();
+	}
+
+	@Override
+	public String grantName() {
+		return "acquisition";
+	}
 
 	@Override
 	public RedisLeaseScript script() {

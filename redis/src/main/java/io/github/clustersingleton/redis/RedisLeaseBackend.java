@@ -176,11 +176,13 @@ public class RedisLeaseBackend implements LeaseBackend {
 	}
 
 	/**
-	 * Return the key of a job's lease hash, {@code {<prefix>:<name>}:lease}.
+	 * Return the key of a job's lease hash, {@code {<prefix>:<name>}:lease}. The key
+	 * layout is fixed (only the prefix can be set): every node of a cluster, whatever its
+	 * version, must find a job's lease under the same key, so these methods are final.
 	 * @param jobName the job name
 	 * @return the key
 	 */
-	public String leaseKey(String jobName) {
+	public final String leaseKey(String jobName) {
 		return this.keys.lease(jobName);
 	}
 
@@ -189,7 +191,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 * @param jobName the job name
 	 * @return the key
 	 */
-	public String metaKey(String jobName) {
+	public final String metaKey(String jobName) {
 		return this.keys.meta(jobName);
 	}
 
@@ -198,7 +200,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 * @param jobName the job name
 	 * @return the key
 	 */
-	public String runsKey(String jobName) {
+	public final String runsKey(String jobName) {
 		return this.keys.runs(jobName);
 	}
 
@@ -237,9 +239,6 @@ public class RedisLeaseBackend implements LeaseBackend {
 		ReplicaWait.Replicated<AcquireCall.Reply> replicated = this.replicaWait
 			.execute(new AcquireCall(request, ttlMillis(request.ttl())), request.ttl());
 		AcquireCall.Reply reply = replicated.reply();
-		if (reply.acquired() && !replicated.enough()) {
-			throw this.replicaWait.giveBack(request.jobName(), request.leaseToken(), "acquisition", replicated);
-		}
 		if (reply.acquired()) {
 			this.storeTime.observe(reply.storeTime());
 			if (!request.policy().isActive()) {
@@ -263,9 +262,6 @@ public class RedisLeaseBackend implements LeaseBackend {
 		ReplicaWait.Replicated<StartRunCall.Reply> replicated = this.replicaWait
 			.execute(new StartRunCall(lease.jobName(), lease.leaseToken(), slot, attempt), null);
 		StartRunCall.Reply reply = replicated.reply();
-		if (reply.started() && !replicated.enough()) {
-			throw this.replicaWait.giveBack(lease.jobName(), lease.leaseToken(), "new run", replicated);
-		}
 		return reply.fence();
 	}
 

@@ -87,8 +87,13 @@ final class ReplicaWait {
 		}
 		RedisScriptExecutor.Replicated replicated = this.executor.executeAndWait(call.script(), call.keys(this.keys),
 				call.args(), replicas, wait.isZero() ? Duration.ofMillis(1) : wait);
-		return new Replicated<>(call.decode(replicated.reply()), replicated.acknowledged(),
-				replicated.acknowledged() >= replicas);
+		boolean enough = replicated.acknowledged() >= replicas;
+		if (!enough && call instanceof GrantingCall grant && grant.granted(replicated.reply())) {
+			// given back before the rest of the reply is read: a reply that cannot be
+			// read must not leave a lease only the master knows for a whole TTL
+			throw giveBack(grant.jobName(), grant.leaseToken(), grant.grantName(), replicated.acknowledged());
+		}
+		return new Replicated<>(call.decode(replicated.reply()), replicated.acknowledged(), enough);
 	}
 
 	/**
@@ -97,10 +102,10 @@ final class ReplicaWait {
 	 * @param jobName the job
 	 * @param leaseToken the token of the grant
 	 * @param what what was granted ("acquisition", "new run")
-	 * @param replicated the grant's outcome
+	 * @param acknowledged how many replicas acknowledged the grant
 	 * @return the exception to throw
 	 */
-	IllegalStateException giveBack(String jobName, String leaseToken, String what, Replicated<?> replicated) {
+	IllegalStateException giveBack(String jobName, String leaseToken, String what, long acknowledged) {
 		try {
 			ReleaseCall.giveBack(jobName, leaseToken).send(this.executor, this.keys);
 		}
@@ -108,7 +113,7 @@ final class ReplicaWait {
 			logger.debug("cluster-singleton could not release the unreplicated lease of job '" + jobName
 					+ "'; it expires at the end of its TTL", ex);
 		}
-		return new IllegalStateException("cluster-singleton: only " + replicated.acknowledged()
+		return new IllegalStateException("cluster-singleton: only " + acknowledged
 				+ " Redis replica(s) acknowledged the " + what + " of job '" + jobName + "' in time, "
 				+ "cluster-singleton.redis.min-replicas is " + this.minReplicas + "; released it, not running "
 				+ "(a lease only the master knows could be lost in a failover and granted again)");

@@ -33,7 +33,12 @@ import static io.github.clustersingleton.redis.RedisReplies.element;
  * @author cluster-singleton contributors
  */
 record StartRunCall(String jobName, String leaseToken, Instant slot,
-		int attempt) implements RedisScriptCall<StartRunCall.Reply> {
+		int attempt) implements RedisScriptCall<StartRunCall.Reply>, GrantingCall {
+
+	@Override
+	public String grantName() {
+		return "new run";
+	}
 
 	@Override
 	public RedisLeaseScript script() {
