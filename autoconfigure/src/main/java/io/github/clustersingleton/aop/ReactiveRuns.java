@@ -23,7 +23,7 @@ import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.LeaseLostException;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
-import io.github.clustersingleton.lease.ClusterSingletonExecutor.ReactiveRun;
+import io.github.clustersingleton.lease.ReactiveRun;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;

@@ -20,24 +20,17 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
-import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseRequest;
-import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.SlotRun;
-import io.github.clustersingleton.lease.ClusterSingletonListener.RunOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -54,37 +47,11 @@ import org.springframework.util.Assert;
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
-public class ClusterSingletonExecutor implements AutoCloseable {
+public class ClusterSingletonExecutor extends EngineStatus implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
 
-	private final LeaseBackend backend;
-
-	private final Settings settings;
-
-	private final Clock clock;
-
-	private final LeaseWatchdog watchdog;
-
-	private final StoreClock storeClock;
-
-	private final RunLedgerWriter ledger;
-
-	private final Ticker ticker;
-
-	private final EngineState state = new EngineState();
-
-	private final CompletionDelivery delivery;
-
-	private final OverdueTracker overdue;
-
-	private final LeaseClaimer claimer;
-
-	private final GuardedRun guardedRun;
-
-	private final PendingWorkRunner pendingWork;
-
-	private final PendingWorkMonitor monitor;
+	private final EngineComponents engine;
 
 	private volatile boolean backendInitialized;
 
@@ -123,31 +90,33 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public ClusterSingletonExecutor(LeaseBackend backend, Settings settings, Clock clock,
 			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors) {
+		this(backend, settings, clock, listener, ticker, executors, Sleeper.SYSTEM);
+	}
+
+	/**
+	 * Create an executor that measures time with {@code ticker}, runs its background work
+	 * on threads from {@code executors} and pauses its shutdown waits with
+	 * {@code sleeper}: the seams a test drives the engine through in virtual time.
+	 * @param backend the lease store
+	 * @param settings the engine settings
+	 * @param clock the clock every wall-time read goes through
+	 * @param listener the listener to notify
+	 * @param ticker the monotonic clock of every deadline and pause
+	 * @param executors creates the engine's threads
+	 * @param sleeper pauses the shutdown waits
+	 * @since 0.3.0
+	 */
+	public ClusterSingletonExecutor(LeaseBackend backend, Settings settings, Clock clock,
+			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors, Sleeper sleeper) {
 		Assert.notNull(backend, "'backend' must not be null");
 		Assert.notNull(settings, "'settings' must not be null");
 		Assert.notNull(clock, "'clock' must not be null");
 		Assert.notNull(listener, "'listener' must not be null");
 		Assert.notNull(ticker, "'ticker' must not be null");
 		Assert.notNull(executors, "'executors' must not be null");
-		this.backend = backend;
-		this.settings = settings;
-		this.clock = clock;
-		this.ticker = ticker;
-		this.watchdog = new LeaseWatchdog(backend, settings.leaseTtl(), settings.interruptOnLeaseLoss(), listener,
-				ticker, executors);
-		this.storeClock = new StoreClock(clock);
-		backend.setStoreClockObserver(this.storeClock);
-		this.ledger = new RunLedgerWriter(backend.runLedger(), ticker, executors);
-		this.overdue = new OverdueTracker(this.ledger, clock, settings.leaseTtl());
-		this.delivery = new CompletionDelivery(backend, settings, this.ledger, this.state, ticker, executors);
-		this.claimer = new LeaseClaimer(backend, settings, listener, this.storeClock, this.state, this.delivery,
-				ticker);
-		this.guardedRun = new GuardedRun(settings, clock, listener, this.watchdog, this.ledger, this.state,
-				this.delivery, this.overdue, ticker);
-		this.pendingWork = new PendingWorkRunner(backend, settings, this.ledger, this.guardedRun, this.delivery,
-				ticker);
-		this.monitor = new PendingWorkMonitor(backend, settings, clock, this.watchdog, this.ledger, this.state,
-				this.delivery, this.overdue, executors, new PendingWorkMonitor.Runs() {
+		Assert.notNull(sleeper, "'sleeper' must not be null");
+		this.engine = new EngineComponents(backend, settings, clock, listener, ticker, executors, sleeper,
+				new PendingWorkMonitor.Runs() {
 
 					@Override
 					public boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger,
@@ -164,14 +133,9 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 				});
 	}
 
-	/**
-	 * Return how far this node's clock is from the store's, as measured from the last
-	 * acquire or renewal round trip that carried the store's time.
-	 * @return this node's clock minus the store's, or empty before the first measurement
-	 * (and always on a backend whose store has no clock it reports)
-	 */
-	public Optional<Duration> clockOffset() {
-		return this.storeClock.offset();
+	@Override
+	EngineComponents engine() {
+		return this.engine;
 	}
 
 	/**
@@ -185,48 +149,16 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	public synchronized LeaderElection enableLeaderMode(String leaseName, LeaderElection.Listener listener) {
 		Assert.hasText(leaseName, "'leaseName' must not be empty");
 		Assert.notNull(listener, "'listener' must not be null");
-		Assert.state(this.state.leader() == null, "Leader mode is already on");
-		LeaderElection.Listener catchingUp = new LeaderElection.Listener() {
-
-			@Override
-			public void granted(long term) {
-				try {
-					listener.granted(term);
-				}
-				finally {
-					// the catch-up a node does when it starts is skipped while it is not
-					// the leader: the node that becomes the leader does it
-					ClusterSingletonExecutor.this.monitor.catchUpMissedSlots();
-				}
-			}
-
-			@Override
-			public void revoked(long term, String reason) {
-				listener.revoked(term, reason);
-			}
-
-		};
-		LeaderElection leader = new LeaderElection(this.backend, this.settings.owner(), leaseName,
-				this.settings.leaseTtl(), catchingUp, this.ticker);
-		this.watchdog.setLeaderElection(leader);
-		this.state.setLeader(leader);
-		return leader;
+		Assert.state(this.engine.state.leader() == null, "Leader mode is already on");
+		return this.engine.enableLeaderMode(leaseName, listener);
 	}
 
 	/**
 	 * Ask for the leader lease now and at every watchdog tick from now on.
 	 */
 	public void startLeaderElection() {
-		Assert.state(this.state.leader() != null, "Leader mode is off");
-		this.watchdog.start();
-	}
-
-	/**
-	 * Return the leader election, in leader mode.
-	 * @return the election, or empty when leader mode is off
-	 */
-	public Optional<LeaderElection> leadership() {
-		return Optional.ofNullable(this.state.leader());
+		Assert.state(this.engine.state.leader() != null, "Leader mode is off");
+		this.engine.watchdog.start();
 	}
 
 	/**
@@ -243,7 +175,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		this.initializeLock.lock();
 		try {
 			if (!this.backendInitialized) {
-				this.backend.initialize();
+				this.engine.backend.initialize();
 				this.backendInitialized = true;
 			}
 		}
@@ -253,52 +185,12 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * Return the lease store this executor uses.
-	 * @return the backend
-	 */
-	public LeaseBackend getBackend() {
-		return this.backend;
-	}
-
-	/**
-	 * Return the settings of this executor.
-	 * @return the settings
-	 */
-	public Settings getSettings() {
-		return this.settings;
-	}
-
-	/**
-	 * Return the clock this executor reads wall time from.
-	 * @return the clock
-	 */
-	public Clock getClock() {
-		return this.clock;
-	}
-
-	/**
 	 * Set the observer that brackets every trigger that reaches the store, for tracing.
 	 * @param runObserver the observer, {@link RunObserver#NONE} for none
 	 */
 	public void setRunObserver(RunObserver runObserver) {
 		Assert.notNull(runObserver, "'runObserver' must not be null");
-		this.claimer.setRunObserver(runObserver);
-	}
-
-	/**
-	 * Return the names of the jobs whose leases this node holds right now.
-	 * @return the job names
-	 */
-	public Set<String> heldJobs() {
-		return this.watchdog.heldJobs();
-	}
-
-	/**
-	 * Return how many leases this node holds right now.
-	 * @return the number of held leases
-	 */
-	public int heldLeases() {
-		return this.watchdog.heldLeases();
+		this.engine.claimer.setRunObserver(runObserver);
 	}
 
 	/**
@@ -308,24 +200,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public void setHistoryMaxRuns(int maxRuns) {
 		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
-		this.ledger.setMaxRuns(maxRuns);
-	}
-
-	/**
-	 * Return the cluster-wide run ledger of the lease store.
-	 * @return the ledger, {@link io.github.clustersingleton.RunLedger#NONE} when the
-	 * store keeps none
-	 */
-	public io.github.clustersingleton.RunLedger runLedger() {
-		return this.ledger.ledger();
-	}
-
-	/**
-	 * Return how many ledger writes failed or were dropped since startup.
-	 * @return the number of failed ledger writes
-	 */
-	public long ledgerFailures() {
-		return this.ledger.failures();
+		this.engine.ledger.setMaxRuns(maxRuns);
 	}
 
 	/**
@@ -338,7 +213,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	public void registerJob(JobDefinition job, Invocation invocation) {
 		Assert.notNull(job, "'job' must not be null");
 		Assert.notNull(invocation, "'invocation' must not be null");
-		this.monitor.register(job, invocation);
+		this.engine.monitor.register(job, invocation);
 	}
 
 	/**
@@ -349,7 +224,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * the refresh of the cluster-wide last successes that tell overdue jobs.
 	 */
 	public synchronized void startBackgroundWork() {
-		this.monitor.start();
+		this.engine.monitor.start();
 	}
 
 	/**
@@ -357,38 +232,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * ledger now, in one round trip.
 	 */
 	void refreshLastSuccesses() {
-		this.monitor.refreshLastSuccesses();
-	}
-
-	/**
-	 * Return when a job last ended a run successfully anywhere in the cluster, as the run
-	 * ledger told at its last refresh, or later when this node has run it since.
-	 * @param jobName the job name
-	 * @return the end of the latest successful run, or empty when none is known
-	 */
-	public Optional<Instant> clusterLastSuccess(String jobName) {
-		return this.overdue.clusterLastSuccess(jobName);
-	}
-
-	/**
-	 * Return whether no node has run a job successfully within its {@code alert-after},
-	 * judged from the cluster-wide run ledger (and, while the ledger knows no success,
-	 * from when this node started watching). Always {@code false} on a store without a
-	 * run ledger.
-	 * @param job the job
-	 * @return {@code true} when the job is overdue; {@code false} also for a job without
-	 * an alert-after
-	 */
-	public boolean isOverdue(JobDefinition job) {
-		return this.overdue.isOverdue(job);
-	}
-
-	/**
-	 * Return the jobs registered for background work.
-	 * @return the jobs
-	 */
-	public List<JobDefinition> registeredJobs() {
-		return this.monitor.registeredJobs();
+		this.engine.monitor.refreshLastSuccesses();
 	}
 
 	/**
@@ -408,7 +252,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 		if (scheduled && schedule != null) {
 			Instant fireTime = ScheduledFireTime.current();
 			slot = (fireTime != null) ? fireTime
-					: schedule.slotFor(this.clock.instant(), this.settings.slotTolerance());
+					: schedule.slotFor(this.engine.clock.instant(), this.engine.settings.slotTolerance());
 		}
 		return execute(job, slot, scheduled ? RunTrigger.SCHEDULED : RunTrigger.DIRECT, invocation);
 	}
@@ -426,7 +270,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			return null;
 		}
 		Instant fireTime = ScheduledFireTime.current();
-		return (fireTime != null) ? fireTime : schedule.slotFor(this.clock.instant(), this.settings.slotTolerance());
+		return (fireTime != null) ? fireTime
+				: schedule.slotFor(this.engine.clock.instant(), this.engine.settings.slotTolerance());
 	}
 
 	/**
@@ -458,17 +303,17 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 */
 	public boolean execute(JobDefinition job, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
 			throws Throwable {
-		if (this.claimer.skippedLocally(job, slot)) {
+		if (this.engine.claimer.skippedLocally(job, slot)) {
 			return false;
 		}
-		if (slot != null && this.delivery.endingHere(job.name())) {
+		if (slot != null && this.engine.delivery.endingHere(job.name())) {
 			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'"
 					+ EngineSupport.describeSlot(slot) + ": the end of its last run here has not reached the "
-					+ this.backend.id() + " lease store yet"));
+					+ this.engine.backend.id() + " lease store yet"));
 			return false;
 		}
-		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), EngineSupport.newLeaseToken(),
-				this.settings.leaseTtl(), slot, this.settings.slotTolerance());
+		LeaseRequest request = new LeaseRequest(job.name(), this.engine.settings.owner(), EngineSupport.newLeaseToken(),
+				this.engine.settings.leaseTtl(), slot, this.engine.settings.slotTolerance());
 		ClaimPolicy policy = LeaseClaimer.claimPolicy(job, slot, trigger);
 		if (policy.isActive()) {
 			CronSlotSchedule schedule = job.schedule();
@@ -492,146 +337,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * is skipped, as for any other job)
 	 */
 	public @Nullable ReactiveRun startReactive(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
-		if (this.claimer.skippedLocally(job, slot)) {
-			return null;
-		}
-		LeaseRequest request = new LeaseRequest(job.name(), this.settings.owner(), EngineSupport.newLeaseToken(),
-				this.settings.leaseTtl(), slot, this.settings.slotTolerance());
-		long requested = this.ticker.nanoTime();
-		RunObserver.Run observed = this.claimer.startDetachedObservation(job, slot);
-		LeaseClaimer.Claimed claimed = this.claimer.claim(job, request, requested, observed);
-		if (claimed == null) {
-			return null;
-		}
-		HeldLease lease = HeldLease.of(request, claimed.result().fencingToken());
-		ActiveRun run = new ActiveRun(job, lease, Thread.currentThread(), claimed.validFrom(),
-				this.settings.leaseTtl().toNanos(), 1, trigger, List.of(), this.ticker);
-		this.state.running().add(run);
-		ScheduledFuture<?> capTimer = this.watchdog.register(run);
-		if (capTimer == null) {
-			run.finish();
-			this.state.running().remove(run);
-			this.delivery.releaseQuietly(lease, job);
-			EngineSupport.notify(() -> observed.stop("acquired", null));
-			return null;
-		}
-		EngineSupport.notify(() -> observed.acquired(lease));
-		Instant startedAt = this.clock.instant();
-		RunRecord record = new RunRecord(job.name(), slot, 1, lease.fencingToken(), lease.owner(), trigger,
-				RunState.RUNNING, startedAt, null, null);
-		this.ledger.record(record);
-		return new ReactiveRun(job, run, capTimer, record, startedAt, this.ticker.nanoTime(), observed, this.guardedRun,
-				this.watchdog, this.ticker, this.settings.leaseTtl());
-	}
-
-	/**
-	 * A run whose work a reactive publisher does, started by {@link #startReactive}.
-	 */
-	public static final class ReactiveRun {
-
-		private final JobDefinition job;
-
-		private final ActiveRun run;
-
-		private final ScheduledFuture<?> capTimer;
-
-		private final RunRecord record;
-
-		private final Instant startedAt;
-
-		private final long started;
-
-		private final AtomicBoolean finished = new AtomicBoolean();
-
-		private final RunObserver.Run observed;
-
-		private final GuardedRun guardedRun;
-
-		private final LeaseWatchdog watchdog;
-
-		private final Ticker ticker;
-
-		private final Duration leaseTtl;
-
-		private ReactiveRun(JobDefinition job, ActiveRun run, ScheduledFuture<?> capTimer, RunRecord record,
-				Instant startedAt, long started, RunObserver.Run observed, GuardedRun guardedRun,
-				LeaseWatchdog watchdog, Ticker ticker, Duration leaseTtl) {
-			this.guardedRun = guardedRun;
-			this.watchdog = watchdog;
-			this.ticker = ticker;
-			this.leaseTtl = leaseTtl;
-			this.job = job;
-			this.observed = observed;
-			this.run = run;
-			this.capTimer = capTimer;
-			this.record = record;
-			this.startedAt = startedAt;
-			this.started = started;
-		}
-
-		/**
-		 * Return the context of this run.
-		 * @return the context
-		 */
-		public ClusterSingletonContext context() {
-			return this.run;
-		}
-
-		/**
-		 * Set what cancels the run's subscription when the lease is lost or
-		 * {@code lockAtMostFor} passes.
-		 * @param canceller cancels the subscription
-		 */
-		public void cancelWith(Runnable canceller) {
-			this.run.cancelWith(canceller);
-		}
-
-		/**
-		 * Call the job's method with this run's context current on this thread: a
-		 * reactive method assembles its publisher there.
-		 * @param invocation the job's method
-		 * @return what it returned
-		 * @throws Throwable what it threw
-		 */
-		public @Nullable Object invokeBound(Invocation invocation) throws Throwable {
-			ClusterSingletonContext previous = this.run.bindToThread();
-			try {
-				return invocation.proceed();
-			}
-			finally {
-				ActiveRun.restoreOnThread(previous);
-			}
-		}
-
-		/**
-		 * Return whether the run lost its lease.
-		 * @return {@code true} once the lease is lost
-		 */
-		public boolean isLost() {
-			return this.run.isLost();
-		}
-
-		/**
-		 * End the run: stop renewing, release the lease (honouring
-		 * {@code lockAtLeastFor}) and record the outcome. Only the first call counts.
-		 * @param failure what the publisher signalled, or {@code null} on completion
-		 */
-		public void finish(@Nullable Throwable failure) {
-			if (!this.finished.compareAndSet(false, true)) {
-				return;
-			}
-			this.run.finish();
-			this.watchdog.unregister(this.run, this.capTimer);
-			this.guardedRun.noteLossAtFinish(this.run);
-			Duration duration = Duration.ofNanos(this.ticker.nanoTime() - this.started);
-			GuardedRun.Outcome outcome = new GuardedRun.Outcome(GuardedRun.outcomeOf(this.run, failure), failure,
-					this.run.deadlineNanos() - this.leaseTtl.toNanos(), this.record, this.startedAt, duration,
-					this.run);
-			GuardedRun.Outcome settled = this.guardedRun.settle(this.job, this.run.lease(), outcome,
-					this.job.lockAtLeastFor(), true);
-			EngineSupport.notify(() -> this.observed.stop(settled.outcome().tag(), failure));
-		}
-
+		return ReactiveRun.start(this.engine, job, slot, trigger);
 	}
 
 	/**
@@ -642,9 +348,9 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	private boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger, Invocation invocation)
 			throws Throwable {
 		Instant slot = request.slot();
-		RunObserver.Run observed = this.claimer.startObservation(job, slot);
-		long requested = this.ticker.nanoTime();
-		LeaseClaimer.Claimed claimed = this.claimer.claim(job, request, requested, observed);
+		RunObserver.Run observed = this.engine.claimer.startObservation(job, slot);
+		long requested = this.engine.ticker.nanoTime();
+		LeaseClaimer.Claimed claimed = this.engine.claimer.claim(job, request, requested, observed);
 		if (claimed == null) {
 			return false;
 		}
@@ -657,7 +363,8 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			EngineSupport.notify(() -> observed.acquired(lease));
 			PendingWorkRunner.Sequence sequence;
 			try {
-				sequence = this.pendingWork.runPending(job, lease, result, trigger, claimed.validFrom(), invocation);
+				sequence = this.engine.pendingWork.runPending(job, lease, result, trigger, claimed.validFrom(),
+						invocation);
 			}
 			finally {
 				EngineSupport.notify(() -> observed.stop("acquired", null));
@@ -671,11 +378,12 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 			return sequence.ran();
 		}
 		RunPlan plan = new RunPlan(slot, 1, trigger, List.of());
-		GuardedRun.Outcome outcome = this.guardedRun.run(job, lease, claimed.validFrom(), invocation, plan, observed);
+		GuardedRun.Outcome outcome = this.engine.guardedRun.run(job, lease, claimed.validFrom(), invocation, plan,
+				observed);
 		if (outcome == null) {
 			return false;
 		}
-		GuardedRun.Outcome settled = this.guardedRun.settle(job, lease, outcome, job.lockAtLeastFor(), true);
+		GuardedRun.Outcome settled = this.engine.guardedRun.settle(job, lease, outcome, job.lockAtLeastFor(), true);
 		EngineSupport.notify(() -> observed.stop(settled.outcome().tag(), settled.failure()));
 		if (settled.failure() != null) {
 			throw settled.failure();
@@ -684,26 +392,11 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	}
 
 	/**
-	 * Decide how a run ended ({@link GuardedRun#outcomeOf}).
-	 */
-	static RunOutcome outcomeOf(ActiveRun run, @Nullable Throwable failure) {
-		return GuardedRun.outcomeOf(run, failure);
-	}
-
-	/**
-	 * Return how many completions of runs here the store has not taken yet.
-	 * @return the number of undelivered completions
-	 */
-	public int undeliveredCompletions() {
-		return this.delivery.undeliveredCompletions();
-	}
-
-	/**
 	 * Stop taking new leases; runs under way go on and release their leases when they
 	 * end. Called when the application context starts closing.
 	 */
 	public void beginShutdown() {
-		this.state.beginShutdown();
+		this.engine.state.beginShutdown();
 	}
 
 	/**
@@ -713,29 +406,7 @@ public class ClusterSingletonExecutor implements AutoCloseable {
 	 * @param gracePeriod how long to wait for running jobs
 	 */
 	public void shutdown(Duration gracePeriod) {
-		this.state.beginShutdown();
-		long deadline = this.ticker.nanoTime() + ActiveRun.saturatedNanos(gracePeriod);
-		while (!this.state.running().isEmpty() && deadline - this.ticker.nanoTime() > 0) {
-			try {
-				TimeUnit.MILLISECONDS.sleep(Math.min(50, Math.max(1, (deadline - this.ticker.nanoTime()) / 1_000_000)));
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				break;
-			}
-		}
-		if (!this.state.running().isEmpty()) {
-			logger.warn("cluster-singleton is shutting down while " + this.state.running().size()
-					+ " job(s) still run; their leases are no longer renewed");
-		}
-		this.delivery.drain(deadline);
-		this.watchdog.close();
-		this.monitor.shutdown();
-		LeaderElection leader = this.state.leader();
-		if (leader != null) {
-			leader.resign();
-		}
-		this.ledger.close(1000);
+		EngineShutdown.shutdown(this.engine, gracePeriod);
 	}
 
 	/**

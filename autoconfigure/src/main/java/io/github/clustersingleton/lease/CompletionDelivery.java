@@ -80,6 +80,8 @@ final class CompletionDelivery {
 
 	private final EngineExecutors executors;
 
+	private final Sleeper sleeper;
+
 	/**
 	 * Completions of runs here that the store has not taken yet (it could not be
 	 * reached), by lease token and fencing token: retried until the store answers
@@ -90,13 +92,14 @@ final class CompletionDelivery {
 	private @Nullable ScheduledExecutorService completionRetries;
 
 	CompletionDelivery(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, RunLedgerWriter ledger,
-			EngineState state, Ticker ticker, EngineExecutors executors) {
+			EngineState state, Ticker ticker, EngineExecutors executors, Sleeper sleeper) {
 		this.backend = backend;
 		this.settings = settings;
 		this.ledger = ledger;
 		this.state = state;
 		this.ticker = ticker;
 		this.executors = executors;
+		this.sleeper = sleeper;
 	}
 
 	/**
@@ -242,7 +245,7 @@ final class CompletionDelivery {
 		// period
 		while (!this.undeliveredCompletions.isEmpty() && deadline - this.ticker.nanoTime() > 0) {
 			try {
-				TimeUnit.MILLISECONDS.sleep(Math.min(50, Math.max(1, (deadline - this.ticker.nanoTime()) / 1_000_000)));
+				this.sleeper.sleep(Math.min(50, Math.max(1, (deadline - this.ticker.nanoTime()) / 1_000_000)));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -43,7 +43,7 @@ class RunOutcomeRuleTests {
 	void aLeaseLostExceptionIsALostRunEvenBeforeTheWatchdogNoticed() {
 		ActiveRun run = expired(SLOT);
 		run.finish();
-		assertThat(ClusterSingletonExecutor.outcomeOf(run, new LeaseLostException("job", 7, "deadline")))
+		assertThat(GuardedRun.outcomeOf(run, new LeaseLostException("job", 7, "deadline")))
 			.isEqualTo(RunOutcome.LEASE_LOST);
 	}
 
@@ -53,7 +53,7 @@ class RunOutcomeRuleTests {
 		run.finish();
 		RuntimeException wrapped = new IllegalStateException("transaction rolled back",
 				new LeaseLostException("job", 7, "deadline"));
-		assertThat(ClusterSingletonExecutor.outcomeOf(run, wrapped)).isEqualTo(RunOutcome.LEASE_LOST);
+		assertThat(GuardedRun.outcomeOf(run, wrapped)).isEqualTo(RunOutcome.LEASE_LOST);
 	}
 
 	@Test
@@ -65,19 +65,18 @@ class RunOutcomeRuleTests {
 		assertThat(lostFirst.lose("watchdog")).isTrue();
 		lostFirst.finish();
 		RuntimeException failure = new IllegalStateException("boom");
-		assertThat(ClusterSingletonExecutor.outcomeOf(finishedFirst, failure)).isEqualTo(RunOutcome.LEASE_LOST);
-		assertThat(ClusterSingletonExecutor.outcomeOf(lostFirst, failure)).isEqualTo(RunOutcome.LEASE_LOST);
-		assertThat(ClusterSingletonExecutor.outcomeOf(finishedFirst, new InterruptedException()))
-			.isEqualTo(RunOutcome.LEASE_LOST);
+		assertThat(GuardedRun.outcomeOf(finishedFirst, failure)).isEqualTo(RunOutcome.LEASE_LOST);
+		assertThat(GuardedRun.outcomeOf(lostFirst, failure)).isEqualTo(RunOutcome.LEASE_LOST);
+		assertThat(GuardedRun.outcomeOf(finishedFirst, new InterruptedException())).isEqualTo(RunOutcome.LEASE_LOST);
 	}
 
 	@Test
 	void theLeaseLostExceptionOfANestedRunIsAFailureOfAValidRun() {
 		ActiveRun run = valid(SLOT);
 		run.finish();
-		assertThat(ClusterSingletonExecutor.outcomeOf(run, new LeaseLostException("nested-job", 7, "deadline")))
+		assertThat(GuardedRun.outcomeOf(run, new LeaseLostException("nested-job", 7, "deadline")))
 			.isEqualTo(RunOutcome.FAILURE);
-		assertThat(ClusterSingletonExecutor.outcomeOf(run, new LeaseLostException("job", 8, "deadline")))
+		assertThat(GuardedRun.outcomeOf(run, new LeaseLostException("job", 8, "deadline")))
 			.isEqualTo(RunOutcome.FAILURE);
 	}
 
@@ -85,8 +84,7 @@ class RunOutcomeRuleTests {
 	void anExceptionWhileTheLeaseIsValidIsAFailure() {
 		ActiveRun run = valid(SLOT);
 		run.finish();
-		assertThat(ClusterSingletonExecutor.outcomeOf(run, new IllegalStateException("boom")))
-			.isEqualTo(RunOutcome.FAILURE);
+		assertThat(GuardedRun.outcomeOf(run, new IllegalStateException("boom"))).isEqualTo(RunOutcome.FAILURE);
 	}
 
 	@Test
@@ -96,8 +94,8 @@ class RunOutcomeRuleTests {
 		ActiveRun lostFirst = expired(SLOT);
 		lostFirst.lose("watchdog");
 		lostFirst.finish();
-		assertThat(ClusterSingletonExecutor.outcomeOf(finishedFirst, null)).isEqualTo(RunOutcome.SUCCESS);
-		assertThat(ClusterSingletonExecutor.outcomeOf(lostFirst, null)).isEqualTo(RunOutcome.SUCCESS);
+		assertThat(GuardedRun.outcomeOf(finishedFirst, null)).isEqualTo(RunOutcome.SUCCESS);
+		assertThat(GuardedRun.outcomeOf(lostFirst, null)).isEqualTo(RunOutcome.SUCCESS);
 	}
 
 	@Test
@@ -107,8 +105,8 @@ class RunOutcomeRuleTests {
 		ActiveRun lostFirst = expired(null);
 		lostFirst.lose("watchdog");
 		lostFirst.finish();
-		assertThat(ClusterSingletonExecutor.outcomeOf(finishedFirst, null)).isEqualTo(RunOutcome.LEASE_LOST);
-		assertThat(ClusterSingletonExecutor.outcomeOf(lostFirst, null)).isEqualTo(RunOutcome.LEASE_LOST);
+		assertThat(GuardedRun.outcomeOf(finishedFirst, null)).isEqualTo(RunOutcome.LEASE_LOST);
+		assertThat(GuardedRun.outcomeOf(lostFirst, null)).isEqualTo(RunOutcome.LEASE_LOST);
 		assertThat(finishedFirst.lostAtFinish()).isTrue();
 		assertThat(lostFirst.lostAtFinish()).isFalse();
 	}
@@ -121,8 +119,7 @@ class RunOutcomeRuleTests {
 		run.finish();
 		assertThat(run.isLost()).isTrue();
 		assertThat(run.lostBecause()).contains("lockAtMostFor");
-		assertThat(ClusterSingletonExecutor.outcomeOf(run, new IllegalStateException("boom")))
-			.isEqualTo(RunOutcome.LEASE_LOST);
+		assertThat(GuardedRun.outcomeOf(run, new IllegalStateException("boom"))).isEqualTo(RunOutcome.LEASE_LOST);
 	}
 
 	private static ActiveRun expired(@Nullable Instant slot) {

@@ -49,7 +49,7 @@ import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.aop.JobDefaults;
 import io.github.clustersingleton.aop.JobDefinitionFactory;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
-import io.github.clustersingleton.lease.ClusterSingletonExecutor.ReactiveRun;
+import io.github.clustersingleton.lease.ReactiveRun;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;

@@ -1,0 +1,119 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.time.Clock;
+
+import io.github.clustersingleton.LeaseBackend;
+
+/**
+ * The wiring of the engine: every collaborator of a {@link ClusterSingletonExecutor},
+ * built once from the store, the settings and the time seams, and shared by the executor,
+ * its {@link ReactiveRun reactive runs} and its {@link EngineShutdown shutdown}.
+ *
+ * @author cluster-singleton contributors
+ */
+final class EngineComponents {
+
+	final LeaseBackend backend;
+
+	final ClusterSingletonExecutor.Settings settings;
+
+	final Clock clock;
+
+	final Ticker ticker;
+
+	final Sleeper sleeper;
+
+	final EngineState state = new EngineState();
+
+	final LeaseWatchdog watchdog;
+
+	final StoreClock storeClock;
+
+	final RunLedgerWriter ledger;
+
+	final OverdueTracker overdue;
+
+	final CompletionDelivery delivery;
+
+	final LeaseClaimer claimer;
+
+	final GuardedRun guardedRun;
+
+	final PendingWorkRunner pendingWork;
+
+	final PendingWorkMonitor monitor;
+
+	EngineComponents(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, Clock clock,
+			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors, Sleeper sleeper,
+			PendingWorkMonitor.Runs runs) {
+		this.backend = backend;
+		this.settings = settings;
+		this.clock = clock;
+		this.ticker = ticker;
+		this.sleeper = sleeper;
+		this.watchdog = new LeaseWatchdog(backend, settings.leaseTtl(), settings.interruptOnLeaseLoss(), listener,
+				ticker, executors);
+		this.storeClock = new StoreClock(clock);
+		backend.setStoreClockObserver(this.storeClock);
+		this.ledger = new RunLedgerWriter(backend.runLedger(), ticker, executors);
+		this.overdue = new OverdueTracker(this.ledger, clock, settings.leaseTtl());
+		this.delivery = new CompletionDelivery(backend, settings, this.ledger, this.state, ticker, executors, sleeper);
+		this.claimer = new LeaseClaimer(backend, settings, listener, this.storeClock, this.state, this.delivery,
+				ticker);
+		this.guardedRun = new GuardedRun(settings, clock, listener, this.watchdog, this.ledger, this.state,
+				this.delivery, this.overdue, ticker);
+		this.pendingWork = new PendingWorkRunner(backend, settings, this.ledger, this.guardedRun, this.delivery,
+				ticker);
+		this.monitor = new PendingWorkMonitor(backend, settings, clock, this.watchdog, this.ledger, this.state,
+				this.delivery, this.overdue, executors, runs);
+	}
+
+	/**
+	 * Turn leader mode on ({@link ClusterSingletonExecutor#enableLeaderMode}): the node
+	 * that becomes the leader does the catch-up of missed slots.
+	 */
+	LeaderElection enableLeaderMode(String leaseName, LeaderElection.Listener listener) {
+		LeaderElection.Listener catchingUp = new LeaderElection.Listener() {
+
+			@Override
+			public void granted(long term) {
+				try {
+					listener.granted(term);
+				}
+				finally {
+					// the catch-up a node does when it starts is skipped while it is not
+					// the leader: the node that becomes the leader does it
+					EngineComponents.this.monitor.catchUpMissedSlots();
+				}
+			}
+
+			@Override
+			public void revoked(long term, String reason) {
+				listener.revoked(term, reason);
+			}
+
+		};
+		LeaderElection leader = new LeaderElection(this.backend, this.settings.owner(), leaseName,
+				this.settings.leaseTtl(), catchingUp, this.ticker);
+		this.watchdog.setLeaderElection(leader);
+		this.state.setLeader(leader);
+		return leader;
+	}
+
+}

@@ -1,0 +1,161 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import io.github.clustersingleton.LeaseBackend;
+
+/**
+ * The read-only state of an engine, for the endpoint, the health indicator and the
+ * metrics: the leases this node holds, the store's clock offset, the run ledger, the jobs
+ * registered for background work and whether they are overdue. Only
+ * {@link ClusterSingletonExecutor} extends it.
+ *
+ * @author cluster-singleton contributors
+ * @since 0.3.0
+ */
+public abstract class EngineStatus {
+
+	EngineStatus() {
+	}
+
+	/**
+	 * Return the collaborators of the engine.
+	 */
+	abstract EngineComponents engine();
+
+	/**
+	 * Return how far this node's clock is from the store's, as measured from the last
+	 * acquire or renewal round trip that carried the store's time.
+	 * @return this node's clock minus the store's, or empty before the first measurement
+	 * (and always on a backend whose store has no clock it reports)
+	 */
+	public Optional<Duration> clockOffset() {
+		return engine().storeClock.offset();
+	}
+
+	/**
+	 * Return the leader election, in leader mode.
+	 * @return the election, or empty when leader mode is off
+	 */
+	public Optional<LeaderElection> leadership() {
+		return Optional.ofNullable(engine().state.leader());
+	}
+
+	/**
+	 * Return the lease store this executor uses.
+	 * @return the backend
+	 */
+	public LeaseBackend getBackend() {
+		return engine().backend;
+	}
+
+	/**
+	 * Return the settings of this executor.
+	 * @return the settings
+	 */
+	public ClusterSingletonExecutor.Settings getSettings() {
+		return engine().settings;
+	}
+
+	/**
+	 * Return the clock this executor reads wall time from.
+	 * @return the clock
+	 */
+	public Clock getClock() {
+		return engine().clock;
+	}
+
+	/**
+	 * Return the names of the jobs whose leases this node holds right now.
+	 * @return the job names
+	 */
+	public Set<String> heldJobs() {
+		return engine().watchdog.heldJobs();
+	}
+
+	/**
+	 * Return how many leases this node holds right now.
+	 * @return the number of held leases
+	 */
+	public int heldLeases() {
+		return engine().watchdog.heldLeases();
+	}
+
+	/**
+	 * Return the cluster-wide run ledger of the lease store.
+	 * @return the ledger, {@link io.github.clustersingleton.RunLedger#NONE} when the
+	 * store keeps none
+	 */
+	public io.github.clustersingleton.RunLedger runLedger() {
+		return engine().ledger.ledger();
+	}
+
+	/**
+	 * Return how many ledger writes failed or were dropped since startup.
+	 * @return the number of failed ledger writes
+	 */
+	public long ledgerFailures() {
+		return engine().ledger.failures();
+	}
+
+	/**
+	 * Return when a job last ended a run successfully anywhere in the cluster, as the run
+	 * ledger told at its last refresh, or later when this node has run it since.
+	 * @param jobName the job name
+	 * @return the end of the latest successful run, or empty when none is known
+	 */
+	public Optional<Instant> clusterLastSuccess(String jobName) {
+		return engine().overdue.clusterLastSuccess(jobName);
+	}
+
+	/**
+	 * Return whether no node has run a job successfully within its {@code alert-after},
+	 * judged from the cluster-wide run ledger (and, while the ledger knows no success,
+	 * from when this node started watching). Always {@code false} on a store without a
+	 * run ledger.
+	 * @param job the job
+	 * @return {@code true} when the job is overdue; {@code false} also for a job without
+	 * an alert-after
+	 */
+	public boolean isOverdue(JobDefinition job) {
+		return engine().overdue.isOverdue(job);
+	}
+
+	/**
+	 * Return the jobs registered for background work.
+	 * @return the jobs
+	 */
+	public List<JobDefinition> registeredJobs() {
+		return engine().monitor.registeredJobs();
+	}
+
+	/**
+	 * Return how many completions of runs here the store has not taken yet.
+	 * @return the number of undelivered completions
+	 */
+	public int undeliveredCompletions() {
+		return engine().delivery.undeliveredCompletions();
+	}
+
+}
