@@ -27,7 +27,7 @@ import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.ClusterSingletonTemplate;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
-import io.github.clustersingleton.lease.ClusterSingletonExecutor.ReactiveRun;
+import io.github.clustersingleton.lease.ReactiveRun;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -20,7 +20,7 @@ import java.time.Instant;
 
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
-import io.github.clustersingleton.lease.ClusterSingletonExecutor.ReactiveRun;
+import io.github.clustersingleton.lease.ReactiveRun;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;

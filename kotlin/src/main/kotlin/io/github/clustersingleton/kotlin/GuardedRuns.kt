@@ -18,7 +18,7 @@ package io.github.clustersingleton.kotlin
 
 import io.github.clustersingleton.ClusterSingletonContext
 import io.github.clustersingleton.LeaseLostException
-import io.github.clustersingleton.lease.ClusterSingletonExecutor.ReactiveRun
+import io.github.clustersingleton.lease.ReactiveRun
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
