@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -100,6 +101,13 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	 */
 	private static final Duration CLOCK_TOLERANCE = Duration.ofMillis(200);
 
+	/**
+	 * What a step of {@link StoreTimeTravel time travel} lets pass beyond the time a test
+	 * waits out: the store then sees that time strictly past, allowances a store adds to
+	 * a TTL (such as a Redis quorum's clock drift) included.
+	 */
+	private static final Duration BEYOND = Duration.ofMillis(100);
+
 	private final String jobNamePrefix = "contract-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 
 	/**
@@ -125,6 +133,17 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	 * Reset the round-trip counter.
 	 */
 	protected abstract void resetRoundTrips();
+
+	/**
+	 * Return how to let time pass for a job's stored lease without waiting for it, by
+	 * moving its stored times back in the store; {@code null} (the default) to wait in
+	 * real time. Either way, {@link #leaseExpiresAfterTtlByTheStoresClockInRealTime()}
+	 * waits for a lease's expiry in real time.
+	 * @return the store's time travel, or {@code null}
+	 */
+	protected @Nullable StoreTimeTravel timeTravel() {
+		return null;
+	}
 
 	/**
 	 * Return whether the backend reads the store's time in a renewal round trip (a store
@@ -267,14 +286,26 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	@Test
 	void lockAtLeastForKeepsLeaseAfterRelease() {
 		String job = jobName("at-least");
+		Duration atLeast = Duration.ofSeconds(1);
 		long started = System.nanoTime();
 		HeldLease a = acquire(request(job, "node-a"));
-		backend().release(a, Duration.ofSeconds(1));
+		backend().release(a, atLeast);
 		AcquireResult early = backend().tryAcquire(request(job, "node-b"));
 		assertThat(early.outcome()).isEqualTo(Outcome.HELD);
 		assertThat(early.holder()).isEqualTo("node-a");
-		awaitAcquired(request(job, "node-b"));
-		assertThat(elapsedSince(started)).isGreaterThanOrEqualTo(Duration.ofSeconds(1).minus(CLOCK_TOLERANCE));
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel == null) {
+			awaitAcquired(request(job, "node-b"));
+			assertThat(elapsedSince(started)).isGreaterThanOrEqualTo(atLeast.minus(CLOCK_TOLERANCE));
+			return;
+		}
+		Duration half = atLeast.dividedBy(2);
+		timeTravel.elapse(job, half);
+		if (elapsedSince(started).compareTo(half.minus(CLOCK_TOLERANCE)) < 0) {
+			assertThat(backend().tryAcquire(request(job, "node-b")).outcome()).as("half of lockAtLeastFor later")
+				.isEqualTo(Outcome.HELD);
+		}
+		acquireAfter(atLeast.minus(half), request(job, "node-b"));
 	}
 
 	@Test
@@ -286,7 +317,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		backend().release(a, Duration.ofSeconds(1));
 		assertThat(backend().renew(List.of(a), LONG_TTL)).isEmpty();
 		long started = System.nanoTime();
-		awaitAcquired(request(kept, "node-b"));
+		acquireAfter(Duration.ofSeconds(1), request(kept, "node-b"));
 		assertThat(elapsedSince(started)).isLessThan(Duration.ofSeconds(5));
 		String released = jobName("renew-after-release");
 		HeldLease b = acquire(request(released, "node-a"));
@@ -295,8 +326,12 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		assertThat(backend().tryAcquire(request(released, "node-b")).isAcquired()).isTrue();
 	}
 
+	/**
+	 * The one test that waits for a lease's expiry in real time, time travel or not: the
+	 * store's clock, really running, ends the lease.
+	 */
 	@Test
-	void leaseExpiresAfterTtlWithoutRenewal() {
+	void leaseExpiresAfterTtlByTheStoresClockInRealTime() {
 		String job = jobName("expiry");
 		long started = System.nanoTime();
 		HeldLease a = acquire(request(job, "node-a", SHORT_TTL, null));
@@ -308,12 +343,28 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	}
 
 	@Test
+	void leaseExpiresOnceItsTtlHasPassedOnTheStoresClock() {
+		StoreTimeTravel timeTravel = timeTravel();
+		assumeTrue(timeTravel != null, "without time travel, leaseExpiresAfterTtlByTheStoresClockInRealTime waits");
+		String job = jobName("expiry-travel");
+		HeldLease a = acquire(request(job, "node-a", LONG_TTL, null));
+		Duration almost = LONG_TTL.minusSeconds(1);
+		timeTravel.elapse(job, almost);
+		assertThat(backend().tryAcquire(request(job, "node-b")).outcome()).as("a second before the TTL ends")
+			.isEqualTo(Outcome.HELD);
+		assertThat(backend().describe(job)).get().extracting(LeaseInfo::live).isEqualTo(true);
+		AcquireResult b = acquireAfter(storedTtl(LONG_TTL).minus(almost), request(job, "node-b"));
+		assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
+		assertThat(backend().describe(job)).get().extracting(LeaseInfo::holder).isEqualTo("node-b");
+	}
+
+	@Test
 	void renewExtendsLease() throws InterruptedException {
 		String job = jobName("renew");
 		HeldLease a = acquire(request(job, "node-a", SHORT_TTL, null));
 		// 3 s of renewals every quarter TTL: without them the lease would end after 1 s
 		for (int i = 0; i < 12; i++) {
-			Thread.sleep(250);
+			pass(job, SHORT_TTL.dividedBy(4));
 			assertThat(backend().renew(List.of(a), SHORT_TTL)).containsExactly(a.leaseToken());
 			assertThat(backend().tryAcquire(request(job, "node-b")).outcome()).isEqualTo(Outcome.HELD);
 		}
@@ -322,6 +373,11 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 			assertThat(info.live()).isTrue();
 			assertThat(info.fencingToken()).isEqualTo(a.fencingToken());
 		});
+		if (timeTravel() != null) {
+			// the time that passed was real for the store: without renewals the lease
+			// ends
+			acquireAfter(storedTtl(SHORT_TTL), request(job, "node-b"));
+		}
 	}
 
 	@Test
@@ -330,7 +386,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		HeldLease expired = acquire(request(jobName("renew-expired"), "node-a", SHORT_TTL, null));
 		HeldLease kept = acquire(request(jobName("renew-kept"), "node-a"));
 		assertThat(backend().forceRelease(forced.jobName())).isTrue();
-		awaitAcquired(request(expired.jobName(), "node-b"));
+		acquireAfter(storedTtl(SHORT_TTL), request(expired.jobName(), "node-b"));
 		Set<String> renewed = backend().renew(List.of(forced, expired, kept), LONG_TTL);
 		assertThat(renewed).containsExactly(kept.leaseToken());
 		assertThat(backend().describe(forced.jobName())).get().extracting(LeaseInfo::live).isEqualTo(false);
@@ -464,7 +520,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		HeldLease second = acquire(request(job, "node-b"));
 		assertThat(backend().forceRelease(job)).isTrue();
 		HeldLease third = acquire(request(job, "node-c", SHORT_TTL, null));
-		AcquireResult fourth = awaitAcquired(request(job, "node-d"));
+		AcquireResult fourth = acquireAfter(storedTtl(SHORT_TTL), request(job, "node-d"));
 		assertThat(List.of(first.fencingToken(), second.fencingToken(), third.fencingToken(), fourth.fencingToken()))
 			.isSorted()
 			.doesNotHaveDuplicates();
@@ -608,6 +664,19 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 	 * the mark has passed.
 	 */
 	private AcquireResult awaitRecovered(LeaseRequest recovery) {
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel != null) {
+			AcquireResult first = backend().tryAcquire(recovery);
+			if (first.isAcquired()) {
+				return first;
+			}
+			timeTravel.elapse(recovery.jobName(), recovery.recoveryGrace().plus(BEYOND));
+			AcquireResult taken = backend().tryAcquire(recovery);
+			assertThat(taken.outcome())
+				.as("recovery claim of %s by %s after the grace", recovery.jobName(), recovery.owner())
+				.isEqualTo(Outcome.ACQUIRED);
+			return taken;
+		}
 		AtomicReference<AcquireResult> result = new AtomicReference<>();
 		await().atMost(PATIENCE).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(() -> {
 			AcquireResult attempt = backend().tryAcquire(recovery);
@@ -623,16 +692,47 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		return HeldLease.of(request, result.fencingToken());
 	}
 
-	private void awaitExpired(String job) {
+	/**
+	 * Wait until the job's lease, which the store keeps for at most {@code remaining},
+	 * has expired; with time travel, let that time pass and expect it expired at once.
+	 */
+	private void awaitExpired(String job, Duration remaining) {
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel != null) {
+			timeTravel.elapse(job, remaining.plus(BEYOND));
+			assertThat(backend().describe(job)).as("lease of %s after %s", job, remaining)
+				.get()
+				.extracting(LeaseInfo::live)
+				.isEqualTo(false);
+			return;
+		}
 		await().atMost(PATIENCE)
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> backend().describe(job).map((info) -> !info.live()).orElse(false));
 	}
 
+	/**
+	 * Wait until the job has pending work, once its lease has ended (it already has).
+	 */
 	private void awaitPending(String job, ClaimPolicy policy) {
 		await().atMost(PATIENCE)
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> backend().findPending(Map.of(job, policy)).contains(job));
+	}
+
+	/**
+	 * Wait until the job has pending work, once its lease, which the store keeps for at
+	 * most {@code remaining}, has expired; with time travel, let that time pass and
+	 * expect the work pending at once.
+	 */
+	private void awaitPending(String job, ClaimPolicy policy, Duration remaining) {
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel == null) {
+			awaitPending(job, policy);
+			return;
+		}
+		timeTravel.elapse(job, remaining.plus(BEYOND));
+		assertThat(backend().findPending(Map.of(job, policy))).as("pending after %s", remaining).contains(job);
 	}
 
 	@Test
@@ -669,7 +769,18 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", LONG_TTL, RECOVER_LOST)).isAcquired())
 			.as("recovery claim of a live lease")
 			.isFalse();
-		awaitPending(job, RECOVER_LOST);
+		awaitPending(job, RECOVER_LOST, storedTtl(SHORT_TTL));
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel != null) {
+			// the claims that only mark the run, and the grace after the mark, without
+			// waiting: the contenders race for the run once the grace has passed
+			LeaseRequest marking = recoveryClaim(job, "node-marker", RECOVERY_TTL, RECOVER_LOST);
+			assertThat(backend().tryAcquire(marking).isAcquired()).as("the first recovery claim only marks").isFalse();
+			assertThat(backend().tryAcquire(recoveryClaim(job, "node-marker", RECOVERY_TTL, RECOVER_LOST)).isAcquired())
+				.as("a recovery claim within the grace")
+				.isFalse();
+			timeTravel.elapse(job, marking.recoveryGrace().plus(BEYOND));
+		}
 		int contenders = 8;
 		ExecutorService pool = Executors.newFixedThreadPool(contenders);
 		try {
@@ -718,7 +829,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		String job = jobName("start-run");
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
 		long fence = held(first, backend().tryAcquire(first)).fencingToken();
-		awaitPending(job, RECOVER_LOST);
+		awaitPending(job, RECOVER_LOST, storedTtl(SHORT_TTL));
 		LeaseRequest recovery = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST);
 		HeldLease lease = held(recovery, awaitRecovered(recovery));
 		OptionalLong second = backend().startRun(lease, S1, 2);
@@ -742,12 +853,13 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		String job = jobName("failed-run");
 		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, RECOVER_FAILED, null);
 		HeldLease lease = held(first, backend().tryAcquire(first));
-		backend().release(lease, Duration.ZERO, RunCompletion.failed(Duration.ofSeconds(2)));
+		Duration retryDelay = Duration.ofSeconds(2);
+		backend().release(lease, Duration.ZERO, RunCompletion.failed(retryDelay));
 		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).as("before the retry delay").isEmpty();
 		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", LONG_TTL, RECOVER_FAILED)).isAcquired())
 			.as("recovery claim before the retry delay")
 			.isFalse();
-		awaitPending(job, RECOVER_FAILED);
+		awaitPending(job, RECOVER_FAILED, retryDelay);
 		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).as("under recovery=lost").isEmpty();
 		LeaseRequest recovery = recoveryClaim(job, "node-b", LONG_TTL, RECOVER_FAILED);
 		AcquireResult result = backend().tryAcquire(recovery);
@@ -775,13 +887,16 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		String job = jobName("dead-then-next");
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
 		long fence = held(first, backend().tryAcquire(first)).fencingToken();
-		awaitPending(job, RECOVER_LOST);
+		awaitPending(job, RECOVER_LOST, storedTtl(SHORT_TTL));
 		// a recovery claim marks the run still recorded as running; once the grace after
 		// the mark has passed, a first claim of a later slot takes it over too
-		assertThat(backend().tryAcquire(recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_LOST)).isAcquired())
-			.isFalse();
+		LeaseRequest marking = recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_LOST);
+		assertThat(backend().tryAcquire(marking).isAcquired()).isFalse();
 		LeaseRequest next = claim(job, "node-b", LONG_TTL, S2, RECOVER_LOST, S1);
-		AcquireResult result = awaitAcquired(next);
+		// the grace is the marking claim's on some stores, the claimant's on others (the
+		// Kubernetes backend measures it on the claiming node)
+		Duration grace = Collections.max(List.of(marking.recoveryGrace(), next.recoveryGrace()));
+		AcquireResult result = acquireAfter(grace, next);
 		assertThat(result.fencingToken()).isGreaterThan(fence);
 		assertThat(result.lastSlot()).isEqualTo(S2);
 		assertThat(result.run()).isEqualTo(new SlotRun(S1, 1, RunState.RUNNING));
@@ -794,12 +909,12 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		ClaimPolicy twoAttempts = new ClaimPolicy(true, false, 2, false);
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, twoAttempts, null);
 		held(first, backend().tryAcquire(first));
-		awaitPending(job, twoAttempts);
+		awaitPending(job, twoAttempts, storedTtl(SHORT_TTL));
 		LeaseRequest recovery = recoveryClaim(job, "node-b", SHORT_TTL, twoAttempts);
 		HeldLease lease = held(recovery, awaitRecovered(recovery));
 		assertThat(backend().startRun(lease, S1, 2)).isPresent();
 		// node-b dies too: its attempt 2 is the last one
-		awaitExpired(job);
+		awaitExpired(job, storedTtl(SHORT_TTL));
 		assertThat(backend().findPending(Map.of(job, twoAttempts))).isEmpty();
 		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).as("with three attempts").contains(job);
 	}
@@ -863,7 +978,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		assumeTrue(supportsRecovery());
 		String job = jobName("no-policy");
 		held(request(job, "node-a", SHORT_TTL, null), backend().tryAcquire(request(job, "node-a", SHORT_TTL, null)));
-		awaitExpired(job);
+		awaitExpired(job, storedTtl(SHORT_TTL));
 		assertThat(backend().findPending(Map.of(job, RECOVER_FAILED))).isEmpty();
 	}
 
@@ -921,7 +1036,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		String job = jobName("late-completion");
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
 		HeldLease lease = held(first, backend().tryAcquire(first));
-		awaitPending(job, RECOVER_LOST);
+		awaitPending(job, RECOVER_LOST, storedTtl(SHORT_TTL));
 		// another node's recovery claim finds the run still running: it only marks it
 		assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST)).isAcquired())
 			.isFalse();
@@ -932,10 +1047,23 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 			.isTrue();
 		assertThat(backend().findPending(Map.of(job, RECOVER_LOST))).isEmpty();
 		Duration grace = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST).recoveryGrace();
-		await().during(grace.multipliedBy(2))
-			.atMost(PATIENCE)
-			.pollInterval(Duration.ofMillis(100))
-			.until(() -> !backend().tryAcquire(recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST)).isAcquired());
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel != null) {
+			// twice the grace after the mark, a step at a time: no claim takes the run
+			for (int step = 0; step < 8; step++) {
+				timeTravel.elapse(job, grace.dividedBy(4));
+				assertThat(backend().tryAcquire(recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST)).isAcquired())
+					.as("a recovery claim %s after the mark", grace.dividedBy(4).multipliedBy(step + 1))
+					.isFalse();
+			}
+		}
+		else {
+			await().during(grace.multipliedBy(2))
+				.atMost(PATIENCE)
+				.pollInterval(Duration.ofMillis(100))
+				.until(() -> !backend().tryAcquire(recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST))
+					.isAcquired());
+		}
 		LeaseRequest next = claim(job, "node-c", LONG_TTL, S2, RECOVER_LOST, S1);
 		assertThat(backend().tryAcquire(next).run()).as("the next slot starts afresh")
 			.isEqualTo(new SlotRun(S2, 1, RunState.RUNNING));
@@ -947,7 +1075,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		String job = jobName("mark-then-take");
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
 		long fence = held(first, backend().tryAcquire(first)).fencingToken();
-		awaitPending(job, RECOVER_LOST);
+		awaitPending(job, RECOVER_LOST, storedTtl(SHORT_TTL));
 		LeaseRequest marking = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST);
 		Duration grace = marking.recoveryGrace();
 		long beforeMark = System.nanoTime();
@@ -958,6 +1086,10 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		if (elapsedSince(marked).compareTo(grace.minus(CLOCK_TOLERANCE)) < 0) {
 			assertThat(early.isAcquired()).as("a recovery claim within the grace").isFalse();
 			assertThat(earlyFirst.isAcquired()).as("a first claim of a later slot within the grace").isFalse();
+		}
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel != null) {
+			timeTravel.elapse(job, grace.plus(BEYOND));
 		}
 		ExecutorService pool = Executors.newFixedThreadPool(2);
 		try {
@@ -988,8 +1120,10 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 				total += won.get(30, TimeUnit.SECONDS);
 			}
 			assertThat(total).as("claims that took the run over").isEqualTo(1);
-			assertThat(Duration.ofNanos(wonAfter.get())).as("taken over after the grace")
-				.isGreaterThanOrEqualTo(grace.minus(CLOCK_TOLERANCE));
+			if (timeTravel == null) {
+				assertThat(Duration.ofNanos(wonAfter.get())).as("taken over after the grace")
+					.isGreaterThanOrEqualTo(grace.minus(CLOCK_TOLERANCE));
+			}
 			assertThat(winner.get().fencingToken()).isGreaterThan(fence);
 			assertThat(winner.get().run()).isEqualTo(new SlotRun(S1, 1, RunState.RUNNING));
 			assertThat(winner.get().lastSlot()).isEqualTo(S1);
@@ -1074,7 +1208,7 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 		String job = jobName("superseded");
 		LeaseRequest first = claim(job, "node-a", SHORT_TTL, S1, RECOVER_LOST, null);
 		HeldLease late = held(first, backend().tryAcquire(first));
-		awaitPending(job, RECOVER_LOST);
+		awaitPending(job, RECOVER_LOST, storedTtl(SHORT_TTL));
 		LeaseRequest recovery = recoveryClaim(job, "node-b", RECOVERY_TTL, RECOVER_LOST);
 		HeldLease taken = held(recovery, awaitRecovered(recovery));
 		assertThat(backend().completeRun(late, Duration.ZERO, RunCompletion.succeeded())).as("superseded").isFalse();
@@ -1146,8 +1280,21 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 			assertThat(backend().tryAcquire(recoveryClaim(job, "node-c", RECOVERY_TTL, RECOVER_FAILED)).isAcquired())
 				.isFalse();
 		}
-		AcquireResult result = early.isAcquired() ? early : awaitAcquired(later);
-		assertThat(elapsedSince(started)).isGreaterThanOrEqualTo(atLeast.minus(CLOCK_TOLERANCE));
+		StoreTimeTravel timeTravel = timeTravel();
+		AcquireResult result;
+		if (early.isAcquired() || timeTravel == null) {
+			result = early.isAcquired() ? early : awaitAcquired(later);
+			assertThat(elapsedSince(started)).isGreaterThanOrEqualTo(atLeast.minus(CLOCK_TOLERANCE));
+		}
+		else {
+			Duration half = atLeast.dividedBy(2);
+			timeTravel.elapse(job, half);
+			if (elapsedSince(started).compareTo(half.minus(CLOCK_TOLERANCE)) < 0) {
+				assertThat(backend().tryAcquire(later).isAcquired()).as("a claim half of lockAtLeastFor later")
+					.isFalse();
+			}
+			result = acquireAfter(atLeast.minus(half), later);
+		}
 		assertThat(result.run()).isEqualTo(new SlotRun(S1, 1, RunState.FAILED));
 		assertThat(result.fencingToken()).isGreaterThan(run1.fencingToken());
 	}
@@ -1163,7 +1310,13 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 			jobs.put(job, RECOVER_LOST);
 		}
 		jobs.put(jobName("never-claimed"), RECOVER_LOST);
-		await().atMost(PATIENCE).until(() -> backend().findPending(jobs).size() == 5);
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel != null) {
+			jobs.keySet().forEach((job) -> timeTravel.elapse(job, storedTtl(SHORT_TTL).plus(BEYOND)));
+		}
+		else {
+			await().atMost(PATIENCE).until(() -> backend().findPending(jobs).size() == 5);
+		}
 		resetRoundTrips();
 		assertThat(backend().findPending(jobs)).hasSize(5).doesNotContain(jobs.keySet().stream().toList().get(5));
 		assertThat(roundTrips()).isEqualTo(expectedFindPendingRoundTrips());
@@ -1272,6 +1425,46 @@ public abstract class AbstractLeaseBackendContractTests extends AbstractLeaseEng
 			return attempt.isAcquired();
 		});
 		return result.get();
+	}
+
+	/**
+	 * Try to acquire a lease once the lease that holds it now, which the store keeps for
+	 * at most {@code remaining}, has ended. With {@link #timeTravel() time travel}, let
+	 * that time pass for the job and make one claim, which must succeed; else claim until
+	 * one succeeds, failing the test after a while.
+	 * @param remaining how long the store keeps the lease that holds it now, at most
+	 * @param request the request
+	 * @return the successful result
+	 */
+	protected AcquireResult acquireAfter(Duration remaining, LeaseRequest request) {
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel == null) {
+			return awaitAcquired(request);
+		}
+		timeTravel.elapse(request.jobName(), remaining.plus(BEYOND));
+		AcquireResult result = backend().tryAcquire(request);
+		assertThat(result.outcome())
+			.as("acquisition of %s by %s once %s have passed on the store's clock", request.jobName(), request.owner(),
+					remaining)
+			.isEqualTo(Outcome.ACQUIRED);
+		return result;
+	}
+
+	/**
+	 * Let time pass for a job: with {@link #timeTravel() time travel} on the store's
+	 * clock only, else in real time.
+	 * @param jobName the job
+	 * @param duration how much time passes
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	protected void pass(String jobName, Duration duration) throws InterruptedException {
+		StoreTimeTravel timeTravel = timeTravel();
+		if (timeTravel != null) {
+			timeTravel.elapse(jobName, duration);
+		}
+		else {
+			Thread.sleep(duration.toMillis());
+		}
 	}
 
 	private static Duration elapsedSince(long nanoTime) {

@@ -47,6 +47,7 @@ import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.contract.StoreTimeTravel;
 import io.github.clustersingleton.test.CountingDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -188,6 +189,11 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 	@Override
 	protected void resetRoundTrips() {
 		this.dataSource.reset();
+	}
+
+	@Override
+	protected StoreTimeTravel timeTravel() {
+		return new JdbcStoreTimeTravel(this.pool, JdbcLeaseBackend.DEFAULT_TABLE_NAME);
 	}
 
 	@Test

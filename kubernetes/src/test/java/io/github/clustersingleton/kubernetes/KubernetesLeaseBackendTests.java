@@ -38,6 +38,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -67,6 +68,7 @@ import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.contract.StoreTimeTravel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -114,6 +116,12 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 	private int requestCountAtReset;
 
+	/**
+	 * What {@link #timeTravel() time travel} added to the monotonic clock of the backends
+	 * {@link #newBackend} makes.
+	 */
+	private final AtomicLong nanoTimeTravelled = new AtomicLong();
+
 	/** Every request the mock server received, with its body (the server consumes it). */
 	private final Queue<SentRequest> sent = new ConcurrentLinkedQueue<>();
 
@@ -154,7 +162,8 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 	private KubernetesLeaseBackend newBackend(Clock clock) {
 		return new KubernetesLeaseBackend(this.client, NAMESPACE, KubernetesLeaseBackend.DEFAULT_LEASE_PREFIX,
-				Duration.ofSeconds(5), clock, KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY, System::nanoTime);
+				Duration.ofSeconds(5), clock, KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY,
+				() -> System.nanoTime() + this.nanoTimeTravelled.get());
 	}
 
 	@Override
@@ -175,6 +184,31 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	@Override
 	protected void resetRoundTrips() {
 		this.requestCountAtReset = this.server.getRequestCount();
+	}
+
+	/**
+	 * No API server clock judges a Lease: the backend measures its expiry, and the
+	 * recovery grace after a mark, with the node's monotonic clock from when it saw the
+	 * record, as Kubernetes leader election does. So time travel moves that clock forward
+	 * (for every job: each test has jobs of its own), and moves back the one time the
+	 * Lease stores, the retry time of a failed run (the releasing node's wall clock).
+	 */
+	@Override
+	protected StoreTimeTravel timeTravel() {
+		return (jobName, duration) -> {
+			this.nanoTimeTravelled.addAndGet(duration.toNanos());
+			Lease lease = lease(jobName);
+			Map<String, String> annotations = (lease != null) ? lease.getMetadata().getAnnotations() : null;
+			String retryAt = (annotations != null) ? annotations.get(KubernetesLeaseBackend.RETRY_AT_ANNOTATION) : null;
+			if (retryAt != null) {
+				Lease backdated = new LeaseBuilder(lease).editMetadata()
+					.addToAnnotations(KubernetesLeaseBackend.RETRY_AT_ANNOTATION,
+							Instant.parse(retryAt).minus(duration).toString())
+					.endMetadata()
+					.build();
+				this.client.leases().inNamespace(NAMESPACE).resource(backdated).update();
+			}
+		};
 	}
 
 	/**

@@ -57,6 +57,7 @@ import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.contract.StoreTimeTravel;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.JobDefinition;
@@ -212,6 +213,11 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	@Override
 	protected void resetRoundTrips() {
 		this.executor.reset();
+	}
+
+	@Override
+	protected StoreTimeTravel timeTravel() {
+		return new RedisStoreTimeTravel(this.backend, (key) -> List.of(this.port));
 	}
 
 	@Test

@@ -45,6 +45,7 @@ import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.contract.StoreTimeTravel;
 import io.github.clustersingleton.contract.AbstractLeaseEngineContractTests;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -272,6 +273,11 @@ class RedisClusterLeaseBackendTests {
 		@Override
 		protected void resetRoundTrips() {
 			this.executor.reset();
+		}
+
+		@Override
+		protected StoreTimeTravel timeTravel() {
+			return new RedisStoreTimeTravel(this.backend, (key) -> List.of(masterOf(RedisClusterSlots.slot(key))));
 		}
 
 		@Override

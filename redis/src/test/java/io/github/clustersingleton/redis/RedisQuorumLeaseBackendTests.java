@@ -44,6 +44,7 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.contract.StoreTimeTravel;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import org.junit.jupiter.api.AfterAll;
@@ -180,6 +181,15 @@ class RedisQuorumLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	protected void resetRoundTrips() {
 		awaitPendingCalls();
 		this.first.reset();
+	}
+
+	/**
+	 * Every member's keys move back by the same time.
+	 */
+	@Override
+	protected StoreTimeTravel timeTravel() {
+		return new RedisStoreTimeTravel(this.members.get(0),
+				(key) -> List.of(this.servers.port(0), this.servers.port(1), this.servers.port(2)));
 	}
 
 	private void awaitPendingCalls() {

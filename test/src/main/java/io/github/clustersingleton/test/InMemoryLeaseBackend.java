@@ -441,6 +441,30 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		}
 	}
 
+	/**
+	 * Move the stored times of a job's lease back by {@code duration} (acquisition,
+	 * expiry, recovery mark, retry time), leaving everything else as it is: the contract
+	 * tests' store time travel, which lets time pass for one job without moving this
+	 * store's clock. Not counted as an operation.
+	 * @param jobName the job
+	 * @param duration how far back
+	 */
+	void backdate(String jobName, Duration duration) {
+		this.lock.lock();
+		try {
+			StoredLease lease = this.leases.get(jobName);
+			if (lease != null) {
+				lease.acquiredAt = lease.acquiredAt.minus(duration);
+				lease.expiresAt = lease.expiresAt.minus(duration);
+				lease.recoverAt = (lease.recoverAt != null) ? lease.recoverAt.minus(duration) : null;
+				lease.retryAt = (lease.retryAt != null) ? lease.retryAt.minus(duration) : null;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
 	@Override
 	public String toString() {
 		return "InMemoryLeaseBackend[clock=" + this.clock + "]";

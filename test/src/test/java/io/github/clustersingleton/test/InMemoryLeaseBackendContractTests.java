@@ -18,6 +18,7 @@ package io.github.clustersingleton.test;
 
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.contract.StoreTimeTravel;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +65,11 @@ class InMemoryLeaseBackendContractTests extends AbstractLeaseBackendContractTest
 	@Override
 	protected void resetRoundTrips() {
 		this.roundTripsBefore = this.backend.getOperationCount();
+	}
+
+	@Override
+	protected StoreTimeTravel timeTravel() {
+		return this.backend::backdate;
 	}
 
 	@Test
