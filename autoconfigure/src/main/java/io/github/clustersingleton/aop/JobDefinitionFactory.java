@@ -17,7 +17,6 @@
 package io.github.clustersingleton.aop;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -96,7 +95,7 @@ public class JobDefinitionFactory {
 		String source = userClass.getName() + "." + method.getName() + "()";
 		String name = resolveName(userClass, method, annotation, source);
 		String job = "cluster-singleton job '" + name + "' (" + source + ")";
-		checkProxyable(userClass, method, job);
+		GuardedMethodChecks.checkProxyable(userClass, method, job, REACTOR_PRESENT);
 		JobOverride override = this.defaults.overrides().apply(name);
 		String prefix = "cluster-singleton.jobs." + ((override != null) ? override.key() : name) + ".";
 		Setting atMost = pick(job, (override != null) ? override.lockAtMostFor() : null, prefix + "lock-at-most-for",
@@ -376,50 +375,6 @@ public class JobDefinitionFactory {
 			return userClass.getSimpleName() + "." + method.getName();
 		}
 		return name.strip();
-	}
-
-	private void checkProxyable(Class<?> userClass, Method method, String job) {
-		int modifiers = method.getModifiers();
-		String fix = ": @ClusterSingleton works through a Spring AOP proxy, which only intercepts overridable "
-				+ "instance methods. Make it a non-final instance method that is not private";
-		if (Modifier.isStatic(modifiers)) {
-			throw invalid(job + ": the method is static" + fix);
-		}
-		if (Modifier.isPrivate(modifiers)) {
-			throw invalid(job + ": the method is private" + fix);
-		}
-		if (Modifier.isFinal(modifiers)) {
-			throw invalid(job + ": the method is final" + fix);
-		}
-		if (Modifier.isFinal(userClass.getModifiers())) {
-			throw invalid(
-					job + ": the class " + userClass.getName() + " is final (a record, an enum, or a Kotlin class "
-							+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
-		}
-		Class<?> returnType = method.getReturnType();
-		if (SuspendFunctions.isSuspending(method)) {
-			checkSuspending(method, job);
-			return;
-		}
-		if (isReactive(method)) {
-			return;
-		}
-		if (returnType != void.class && returnType != Void.class) {
-			throw invalid(job + ": the method returns " + returnType.getName()
-					+ "; a run that another node holds is skipped and has no value to return. Make it return void"
-					+ (REACTOR_PRESENT ? ", or a Publisher (Mono, Flux) for a reactive job" : ""));
-		}
-	}
-
-	private static void checkSuspending(Method method, String job) {
-		if (SuspendFunctions.runner() == null) {
-			throw invalid(job + ": the method is a Kotlin suspend function, which needs the cluster-singleton-kotlin "
-					+ "module on the class path. Add the io.github.clustersingleton:cluster-singleton-kotlin dependency");
-		}
-		if (!SuspendFunctions.returnsUnit(method)) {
-			throw invalid(job + ": the suspend function returns a value; a run that another node holds is skipped "
-					+ "and has no value to return. Make it return Unit");
-		}
 	}
 
 	private Setting pick(String job, @Nullable Duration property, String propertyName, String attribute,

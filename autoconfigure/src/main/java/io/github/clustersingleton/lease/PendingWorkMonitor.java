@@ -290,7 +290,6 @@ final class PendingWorkMonitor {
 		if (workers != null) {
 			workers.shutdown();
 		}
-		LeaderElection leader = this.state.leader();
 	}
 
 	/**
