@@ -186,6 +186,22 @@ public final class DeterministicScheduler {
 		return next;
 	}
 
+	private synchronized boolean hasQueued(Pool pool) {
+		return this.queue.stream().anyMatch((task) -> task.pool == pool);
+	}
+
+	private synchronized @Nullable Task<?> nextOfPoolDueBy(Pool pool, long until) {
+		Task<?> next = this.queue.stream()
+			.filter((task) -> task.pool == pool)
+			.min(Comparator.<Task<?>>comparingLong((task) -> task.dueAt - until).thenComparingLong((task) -> task.seq))
+			.orElse(null);
+		if (next == null || next.dueAt - until > 0) {
+			return null;
+		}
+		this.queue.remove(next);
+		return next;
+	}
+
 	private synchronized <T> Task<T> enqueue(Task<T> task) {
 		if (task.pool.shutdown) {
 			throw new RejectedExecutionException("shut down");
@@ -266,11 +282,24 @@ public final class DeterministicScheduler {
 
 		@Override
 		public boolean isTerminated() {
-			return this.shutdown;
+			return this.shutdown && !hasQueued(this);
 		}
 
+		/**
+		 * Run this pool's tasks that fall due within {@code timeout}, moving the clock to
+		 * each, as a real pool's threads would finish its queue after a shutdown.
+		 */
 		@Override
 		public boolean awaitTermination(long timeout, TimeUnit unit) {
+			long until = DeterministicScheduler.this.clock.nanoTime() + unit.toNanos(timeout);
+			Task<?> next;
+			while ((next = nextOfPoolDueBy(this, until)) != null) {
+				long wait = next.dueAt - DeterministicScheduler.this.clock.nanoTime();
+				if (wait > 0) {
+					DeterministicScheduler.this.clock.advance(Duration.ofNanos(wait));
+				}
+				next.runOnce();
+			}
 			return isTerminated();
 		}
 
