@@ -116,8 +116,8 @@ public abstract class AbstractLeaseEngineContractTests {
 
 	/**
 	 * Whether this store runs the engine contract in every build, not only in the full
-	 * one. The in-memory store does, so that the default build checks the engine's
-	 * semantics end to end.
+	 * one (none of this project's stores does: their default build checks the engine in
+	 * virtual time instead).
 	 * @return {@code true} to run it in every build
 	 */
 	protected boolean runsEngineContractInEveryBuild() {

@@ -31,12 +31,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author cluster-singleton contributors
  */
 class InMemoryLeaseBackendContractTests extends AbstractLeaseBackendContractTests {
-
-	@Override
-	protected boolean runsEngineContractInEveryBuild() {
-		return true;
-	}
-
 	private final InMemoryLeaseBackend backend = new InMemoryLeaseBackend();
 
 	private final InMemoryLeaseBackend unreachableBackend = new InMemoryLeaseBackend();
