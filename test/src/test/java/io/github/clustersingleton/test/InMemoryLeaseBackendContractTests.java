@@ -31,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * @author cluster-singleton contributors
  */
 class InMemoryLeaseBackendContractTests extends AbstractLeaseBackendContractTests {
+
 	private final InMemoryLeaseBackend backend = new InMemoryLeaseBackend();
 
 	private final InMemoryLeaseBackend unreachableBackend = new InMemoryLeaseBackend();
