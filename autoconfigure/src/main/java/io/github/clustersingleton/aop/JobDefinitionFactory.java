@@ -424,7 +424,7 @@ public class JobDefinitionFactory {
 			}
 			String zone = resolve(scheduled.zone());
 			if (!StringUtils.hasText(zone) && this.zonelessJobsWarned.add(job)) {
-				logger.warn("cluster-singleton " + job + " has a cron trigger without a zone: its slots are the "
+				logger.warn(job + " has a cron trigger without a zone: its slots are the "
 						+ "fire times in this JVM's default time zone (" + TimeZone.getDefault().getID() + "), so a "
 						+ "node whose default time zone differs computes other slots, and the job can run twice or "
 						+ "not at all around them. Set @Scheduled(zone = \"...\") on "

@@ -16,6 +16,8 @@
 
 package io.github.clustersingleton.contract;
 
+import java.lang.reflect.Method;
+
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -26,7 +28,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * build (system property {@value #FULL_PROPERTY} {@code true}, set by {@code -Pfull}), or
  * in every build when the class says so with
  * {@link AbstractLeaseEngineContractTests#runsEngineContractInEveryBuild()}. The store
- * half of the contract always runs.
+ * half of the contract always runs. A test is an engine test when
+ * {@link #isEngineContractTest(Method)} says so.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -40,9 +43,7 @@ public final class EngineContractScope implements ExecutionCondition {
 
 	@Override
 	public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-		boolean engineTest = context.getTestMethod()
-			.map((method) -> method.getDeclaringClass() == AbstractLeaseEngineContractTests.class)
-			.orElse(false);
+		boolean engineTest = context.getTestMethod().map(EngineContractScope::isEngineContractTest).orElse(false);
 		if (!engineTest) {
 			return ConditionEvaluationResult.enabled("not an engine contract test");
 		}
@@ -56,6 +57,18 @@ public final class EngineContractScope implements ExecutionCondition {
 		return everyBuild ? ConditionEvaluationResult.enabled("this store runs the engine contract in every build")
 				: ConditionEvaluationResult
 					.disabled("the engine contract runs on this store in the full build only (./mvnw verify -Pfull)");
+	}
+
+	/**
+	 * Return whether a test method belongs to the engine half of the contract: whether
+	 * {@link AbstractLeaseEngineContractTests} or one of its superclasses, each of which
+	 * holds one group of the engine cases, declares it. The store half extends the engine
+	 * half, so no class of the store half, nor a store's own test class, is among them.
+	 * @param method the test method
+	 * @return whether it is an engine contract test
+	 */
+	public static boolean isEngineContractTest(Method method) {
+		return method.getDeclaringClass().isAssignableFrom(AbstractLeaseEngineContractTests.class);
 	}
 
 }

@@ -45,8 +45,8 @@ import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
+import io.github.clustersingleton.contract.EngineContractScope;
 import io.github.clustersingleton.contract.StoreTimeTravel;
-import io.github.clustersingleton.contract.AbstractLeaseEngineContractTests;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.JobDefinition;
@@ -198,9 +198,7 @@ class RedisClusterLeaseBackendTests {
 
 		@Override
 		public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-			boolean engine = context.getTestMethod()
-				.map((method) -> method.getDeclaringClass() == AbstractLeaseEngineContractTests.class)
-				.orElse(false);
+			boolean engine = context.getTestMethod().map(EngineContractScope::isEngineContractTest).orElse(false);
 			return engine ? ConditionEvaluationResult.disabled("the engine contract runs on standalone Redis")
 					: ConditionEvaluationResult.enabled("backend contract or cluster test");
 		}
