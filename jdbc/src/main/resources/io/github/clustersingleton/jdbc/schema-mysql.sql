@@ -1,4 +1,4 @@
--- Times are UTC: written and compared with UTC_TIMESTAMP(6), never the session time zone.
+-- Times are UTC: written and compared with UTC_TIMESTAMP(6), never the connection's time zone.
 -- Job names compare case-sensitively, as on the other databases.
 CREATE TABLE IF NOT EXISTS cluster_singleton_lease (
 	name VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,

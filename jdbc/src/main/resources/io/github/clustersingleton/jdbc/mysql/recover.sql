@@ -19,8 +19,8 @@
 -- (UTC_TIMESTAMP(6)): a mark that waited for the row lock would otherwise become visible with
 -- its grace partly or wholly spent, and a claim queued behind it would take the run over at
 -- once. InnoDB evaluates the assignments once it holds the row, and SYSDATE(6) is the time
--- of its own evaluation, in the session's time zone, so the time waited since the statement
--- began is added to UTC_TIMESTAMP(6) (never less than none, should the session's zone change
+-- of its own evaluation, in the connection's time zone, so the time waited since the statement
+-- began is added to UTC_TIMESTAMP(6) (never less than none, should the connection's zone change
 -- its offset meanwhile; with --sysdate-is-now the grace counts from the statement's start).
 -- Whether the lease has expired and whether a mark's grace has passed are judged by
 -- UTC_TIMESTAMP(6): the time the statement began is never later than the time the row is

@@ -9,8 +9,8 @@
 -- (UTC_TIMESTAMP(6)): a statement that waited for the row lock past the lease's expiry must
 -- not start a run that a recovery claim queued behind it, seeing the lease expired, also
 -- takes over (this statement does not extend the lease). SYSDATE(6) is the time of its own
--- evaluation, in the session's time zone, so the time waited since the statement began is
--- added to UTC_TIMESTAMP(6) (never less than none, should the session's zone change its
+-- evaluation, in the connection's time zone, so the time waited since the statement began is
+-- added to UTC_TIMESTAMP(6) (never less than none, should the connection's zone change its
 -- offset meanwhile; with --sysdate-is-now the check is as before).
 UPDATE ${table}
    SET fencing_token = LAST_INSERT_ID(fencing_token + 1),
