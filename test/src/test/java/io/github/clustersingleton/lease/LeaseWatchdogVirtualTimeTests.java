@@ -32,12 +32,14 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.test.DeterministicScheduler;
+import io.github.clustersingleton.test.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link LeaseWatchdog} in virtual time: a {@link ManualTicker} and a
+ * Tests for {@link LeaseWatchdog} in virtual time: a {@link ManualClock} and a
  * {@link DeterministicScheduler} stand in for {@link System#nanoTime()} and the
  * watchdog's threads, so the renewal cadence and the local deadline are asserted to the
  * nanosecond, with no sleeps.
@@ -48,13 +50,13 @@ class LeaseWatchdogVirtualTimeTests {
 
 	private static final Duration TTL = Duration.ofSeconds(30);
 
-	private final ManualTicker ticker = new ManualTicker();
+	private final ManualClock clock = new ManualClock();
 
-	private final DeterministicScheduler scheduler = new DeterministicScheduler(this.ticker);
+	private final DeterministicScheduler scheduler = new DeterministicScheduler(this.clock);
 
-	private final long start = this.ticker.nanoTime();
+	private final long start = this.clock.nanoTime();
 
-	private final RecordingBackend backend = new RecordingBackend(this.ticker);
+	private final RecordingBackend backend = new RecordingBackend(this.clock);
 
 	private final List<String> losses = new ArrayList<>();
 
@@ -65,14 +67,14 @@ class LeaseWatchdogVirtualTimeTests {
 			LeaseWatchdogVirtualTimeTests.this.losses.add(job.name() + ": " + reason);
 		}
 
-	}, this.ticker, this.scheduler.asEngineExecutors());
+	}, this.clock, this.scheduler.engineExecutors());
 
 	@Test
 	void renewsEveryThirdOfTheTtlAndMovesTheLocalDeadline() {
 		ActiveRun run = register(Duration.ofHours(1));
-		this.scheduler.tick(Duration.ofSeconds(9));
+		this.scheduler.advance(Duration.ofSeconds(9));
 		assertThat(this.backend.renewedAt).isEmpty();
-		this.scheduler.tick(Duration.ofSeconds(61));
+		this.scheduler.advance(Duration.ofSeconds(61));
 		assertThat(this.backend.renewedAt).containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(20),
 				Duration.ofSeconds(30), Duration.ofSeconds(40), Duration.ofSeconds(50), Duration.ofSeconds(60),
 				Duration.ofSeconds(70));
@@ -87,11 +89,11 @@ class LeaseWatchdogVirtualTimeTests {
 	void declaresTheLeaseLostAtItsLocalDeadlineWhenNoRenewalSucceeds() {
 		this.backend.reachable = false;
 		ActiveRun run = register(Duration.ofHours(1));
-		this.scheduler.tick(TTL.minusNanos(1));
+		this.scheduler.advance(TTL.minusNanos(1));
 		assertThat(this.backend.renewedAt).containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(20));
 		assertThat(run.isLost()).isFalse();
 		assertThat(run.isLeaseValid()).isTrue();
-		this.scheduler.tick(Duration.ofNanos(1));
+		this.scheduler.advance(Duration.ofNanos(1));
 		assertThat(run.isLost()).isTrue();
 		assertThat(run.isLeaseValid()).isFalse();
 		assertThat(this.losses).singleElement()
@@ -103,12 +105,12 @@ class LeaseWatchdogVirtualTimeTests {
 	void aRenewalThatFailsOnceDoesNotLoseTheLease() {
 		ActiveRun run = register(Duration.ofHours(1));
 		this.backend.reachable = false;
-		this.scheduler.tick(Duration.ofSeconds(10));
+		this.scheduler.advance(Duration.ofSeconds(10));
 		this.backend.reachable = true;
-		this.scheduler.tick(Duration.ofSeconds(10));
+		this.scheduler.advance(Duration.ofSeconds(10));
 		// the renewal sent at 20 s succeeded: the deadline moved from 30 s to 50 s
 		assertThat(run.deadlineNanos() - this.start).isEqualTo(Duration.ofSeconds(50).toNanos());
-		this.scheduler.tick(Duration.ofSeconds(15));
+		this.scheduler.advance(Duration.ofSeconds(15));
 		assertThat(run.isLost()).isFalse();
 		assertThat(this.losses).isEmpty();
 	}
@@ -116,9 +118,9 @@ class LeaseWatchdogVirtualTimeTests {
 	@Test
 	void declaresTheLeaseLostAtLockAtMostForWhileRenewalsSucceed() {
 		ActiveRun run = register(Duration.ofSeconds(15));
-		this.scheduler.tick(Duration.ofSeconds(15).minusNanos(1));
+		this.scheduler.advance(Duration.ofSeconds(15).minusNanos(1));
 		assertThat(run.isLost()).isFalse();
-		this.scheduler.tick(Duration.ofNanos(1));
+		this.scheduler.advance(Duration.ofNanos(1));
 		assertThat(run.isLost()).isTrue();
 		assertThat(this.losses).containsExactly("job: the run exceeded its lockAtMostFor of PT15S");
 		assertThat(this.backend.renewedAt).containsExactly(Duration.ofSeconds(10));
@@ -129,7 +131,7 @@ class LeaseWatchdogVirtualTimeTests {
 		ActiveRun run = register(Duration.ofHours(1));
 		this.watchdog.close();
 		assertThat(run.isLost()).isTrue();
-		this.scheduler.tick(Duration.ofMinutes(5));
+		this.scheduler.advance(Duration.ofMinutes(5));
 		assertThat(this.backend.renewedAt).isEmpty();
 		assertThat(this.scheduler.queued()).isZero();
 	}
@@ -138,7 +140,7 @@ class LeaseWatchdogVirtualTimeTests {
 		JobDefinition job = JobDefinition.of("job", lockAtMostFor, Duration.ZERO);
 		HeldLease lease = new HeldLease("job", "node", "token", 7, Instant.parse("2026-01-01T00:00:00Z"));
 		ActiveRun run = new ActiveRun(job, lease, new Thread(() -> {
-		}), this.ticker.nanoTime(), TTL.toNanos(), 1, RunTrigger.SCHEDULED, List.of(), this.ticker);
+		}), this.clock.nanoTime(), TTL.toNanos(), 1, RunTrigger.SCHEDULED, List.of(), this.clock);
 		ScheduledFuture<?> capTimer = this.watchdog.register(run);
 		assertThat((Object) capTimer).isNotNull();
 		return run;
@@ -150,7 +152,7 @@ class LeaseWatchdogVirtualTimeTests {
 	 */
 	private static final class RecordingBackend implements LeaseBackend {
 
-		private final ManualTicker ticker;
+		private final ManualClock clock;
 
 		private final long start;
 
@@ -158,14 +160,14 @@ class LeaseWatchdogVirtualTimeTests {
 
 		private volatile boolean reachable = true;
 
-		RecordingBackend(ManualTicker ticker) {
-			this.ticker = ticker;
-			this.start = ticker.nanoTime();
+		RecordingBackend(ManualClock clock) {
+			this.clock = clock;
+			this.start = clock.nanoTime();
 		}
 
 		@Override
 		public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
-			this.renewedAt.add(Duration.ofNanos(this.ticker.nanoTime() - this.start));
+			this.renewedAt.add(Duration.ofNanos(this.clock.nanoTime() - this.start));
 			if (!this.reachable) {
 				throw new IllegalStateException("store unreachable");
 			}
