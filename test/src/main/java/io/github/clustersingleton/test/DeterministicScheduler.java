@@ -33,6 +33,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 import io.github.clustersingleton.lease.EngineExecutors;
 import io.github.clustersingleton.lease.Sleeper;
@@ -175,8 +176,13 @@ public final class DeterministicScheduler {
 		return (millis) -> advance(Duration.ofMillis(millis));
 	}
 
-	private synchronized @Nullable Task<?> nextDueBy(long until) {
+	private @Nullable Task<?> nextDueBy(long until) {
+		return nextDueBy(until, (task) -> true);
+	}
+
+	private synchronized @Nullable Task<?> nextDueBy(long until, Predicate<Task<?>> which) {
 		Task<?> next = this.queue.stream()
+			.filter(which)
 			.min(Comparator.<Task<?>>comparingLong((task) -> task.dueAt - until).thenComparingLong((task) -> task.seq))
 			.orElse(null);
 		if (next == null || next.dueAt - until > 0) {
@@ -188,18 +194,6 @@ public final class DeterministicScheduler {
 
 	private synchronized boolean hasQueued(Pool pool) {
 		return this.queue.stream().anyMatch((task) -> task.pool == pool);
-	}
-
-	private synchronized @Nullable Task<?> nextOfPoolDueBy(Pool pool, long until) {
-		Task<?> next = this.queue.stream()
-			.filter((task) -> task.pool == pool)
-			.min(Comparator.<Task<?>>comparingLong((task) -> task.dueAt - until).thenComparingLong((task) -> task.seq))
-			.orElse(null);
-		if (next == null || next.dueAt - until > 0) {
-			return null;
-		}
-		this.queue.remove(next);
-		return next;
 	}
 
 	private synchronized <T> Task<T> enqueue(Task<T> task) {
@@ -293,7 +287,7 @@ public final class DeterministicScheduler {
 		public boolean awaitTermination(long timeout, TimeUnit unit) {
 			long until = DeterministicScheduler.this.clock.nanoTime() + unit.toNanos(timeout);
 			Task<?> next;
-			while ((next = nextOfPoolDueBy(this, until)) != null) {
+			while ((next = nextDueBy(until, (task) -> task.pool == this)) != null) {
 				long wait = next.dueAt - DeterministicScheduler.this.clock.nanoTime();
 				if (wait > 0) {
 					DeterministicScheduler.this.clock.advance(Duration.ofNanos(wait));
