@@ -19,8 +19,6 @@ package io.github.clustersingleton.aop;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 
-import io.github.clustersingleton.ClusterSingletonConfigurationException;
-
 /**
  * The startup checks of a {@code @ClusterSingleton} method's shape: an overridable
  * instance method of a non-final class (the guard is a Spring AOP proxy), returning
@@ -38,18 +36,18 @@ final class GuardedMethodChecks {
 		String fix = ": @ClusterSingleton works through a Spring AOP proxy, which only intercepts overridable "
 				+ "instance methods. Make it a non-final instance method that is not private";
 		if (Modifier.isStatic(modifiers)) {
-			throw invalid(job + ": the method is static" + fix);
+			throw JobDefinitionFactory.invalid(job + ": the method is static" + fix);
 		}
 		if (Modifier.isPrivate(modifiers)) {
-			throw invalid(job + ": the method is private" + fix);
+			throw JobDefinitionFactory.invalid(job + ": the method is private" + fix);
 		}
 		if (Modifier.isFinal(modifiers)) {
-			throw invalid(job + ": the method is final" + fix);
+			throw JobDefinitionFactory.invalid(job + ": the method is final" + fix);
 		}
 		if (Modifier.isFinal(userClass.getModifiers())) {
-			throw invalid(
-					job + ": the class " + userClass.getName() + " is final (a record, an enum, or a Kotlin class "
-							+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
+			throw JobDefinitionFactory
+				.invalid(job + ": the class " + userClass.getName() + " is final (a record, an enum, or a Kotlin class "
+						+ "that is not open); a class-based proxy cannot extend it. Make the class non-final");
 		}
 		Class<?> returnType = method.getReturnType();
 		if (SuspendFunctions.isSuspending(method)) {
@@ -60,7 +58,7 @@ final class GuardedMethodChecks {
 			return;
 		}
 		if (returnType != void.class && returnType != Void.class) {
-			throw invalid(job + ": the method returns " + returnType.getName()
+			throw JobDefinitionFactory.invalid(job + ": the method returns " + returnType.getName()
 					+ "; a run that another node holds is skipped and has no value to return. Make it return void"
 					+ (reactorPresent ? ", or a Publisher (Mono, Flux) for a reactive job" : ""));
 		}
@@ -68,17 +66,15 @@ final class GuardedMethodChecks {
 
 	private static void checkSuspending(Method method, String job) {
 		if (SuspendFunctions.runner() == null) {
-			throw invalid(job + ": the method is a Kotlin suspend function, which needs the cluster-singleton-kotlin "
+			throw JobDefinitionFactory.invalid(job
+					+ ": the method is a Kotlin suspend function, which needs the cluster-singleton-kotlin "
 					+ "module on the class path. Add the io.github.clustersingleton:cluster-singleton-kotlin dependency");
 		}
 		if (!SuspendFunctions.returnsUnit(method)) {
-			throw invalid(job + ": the suspend function returns a value; a run that another node holds is skipped "
-					+ "and has no value to return. Make it return Unit");
+			throw JobDefinitionFactory
+				.invalid(job + ": the suspend function returns a value; a run that another node holds is skipped "
+						+ "and has no value to return. Make it return Unit");
 		}
-	}
-
-	private static ClusterSingletonConfigurationException invalid(String message) {
-		return new ClusterSingletonConfigurationException("Invalid " + message);
 	}
 
 }

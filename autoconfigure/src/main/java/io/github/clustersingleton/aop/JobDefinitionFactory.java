@@ -456,7 +456,7 @@ public class JobDefinitionFactory {
 		return (resolved != null) ? resolved.strip() : "";
 	}
 
-	private static ClusterSingletonConfigurationException invalid(String message) {
+	static ClusterSingletonConfigurationException invalid(String message) {
 		return new ClusterSingletonConfigurationException("Invalid " + message);
 	}
 
