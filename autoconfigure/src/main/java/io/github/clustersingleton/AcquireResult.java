@@ -109,6 +109,15 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 	}
 
 	/**
+	 * Return a result for a claim the store refused because the job is paused.
+	 * @param lastSlot the job's last claimed slot, if known
+	 * @return the result
+	 */
+	public static AcquireResult paused(@Nullable Instant lastSlot) {
+		return new AcquireResult(Outcome.PAUSED, 0, null, lastSlot);
+	}
+
+	/**
 	 * Return a result for a trigger skipped locally because this node is not the leader.
 	 * @return the result
 	 */
@@ -190,7 +199,13 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 		 * Leader mode is on and this node is not the leader: the trigger was skipped
 		 * locally, without asking the store.
 		 */
-		NOT_LEADER("not-leader");
+		NOT_LEADER("not-leader"),
+
+		/**
+		 * The job, or every job, is paused cluster-wide (see {@link JobControls}): the
+		 * store refused the claim and changed nothing.
+		 */
+		PAUSED("paused");
 
 		private final String tag;
 

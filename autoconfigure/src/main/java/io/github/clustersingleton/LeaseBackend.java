@@ -231,6 +231,16 @@ public interface LeaseBackend {
 	}
 
 	/**
+	 * Return the cluster-wide controls (pause and resume, run-now requests, cron
+	 * overrides) this store keeps, when it supports them. A backend that returns them
+	 * checks a job's pause in {@link #tryAcquire}, atomically with the claim.
+	 * @return the controls, or empty when the store does not support them
+	 */
+	default Optional<JobControls> controls() {
+		return Optional.empty();
+	}
+
+	/**
 	 * Describe the stored state of a job's lease.
 	 * @param jobName the job name
 	 * @return the lease's state, or empty when the store has never seen the job

@@ -44,6 +44,12 @@ public enum RunTrigger {
 	/**
 	 * Application code called the guarded method or the {@link ClusterSingletonTemplate}.
 	 */
-	DIRECT
+	DIRECT,
+
+	/**
+	 * An operator asked for a run now (a run-now request through the endpoint, the
+	 * dashboard or {@link ClusterSingletonOperations}): one run, without a slot.
+	 */
+	MANUAL
 
 }

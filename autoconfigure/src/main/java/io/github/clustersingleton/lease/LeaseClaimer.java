@@ -290,6 +290,7 @@ final class LeaseClaimer {
 			case SLOT_DONE -> "slot already run (last slot " + result.lastSlot() + ")";
 			case CLOCK_SKEW -> "slot ahead of the store's clock";
 			case NOT_LEADER -> "this node is not the leader";
+			case PAUSED -> "job paused cluster-wide";
 			case ACQUIRED -> "acquired";
 		};
 	}
