@@ -126,7 +126,7 @@ public record ClaimPolicy(boolean recoverLost, boolean recoverFailed, int maxAtt
 		return switch (state) {
 			case RUNNING, LOST -> this.recoverLost;
 			case FAILED -> this.recoverFailed;
-			case SUCCEEDED -> false;
+			case SUCCEEDED, PAUSED -> false;
 		};
 	}
 

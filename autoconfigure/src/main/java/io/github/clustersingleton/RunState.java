@@ -16,6 +16,8 @@
 
 package io.github.clustersingleton;
 
+import java.time.Instant;
+
 /**
  * State of one run of a job: in the lease store for the run of the job's current slot,
  * and in the run ledger for every run.
@@ -45,7 +47,14 @@ public enum RunState {
 	 * The run died with its node or lost its lease before it ended (ledger only: the
 	 * store keeps such a run as {@link #RUNNING} on an expired lease).
 	 */
-	LOST("lost");
+	LOST("lost"),
+
+	/**
+	 * Not run: the job was paused cluster-wide when its slot came (a run ledger record
+	 * only, never a row's current run). Recorded once per slot, with a negative fencing
+	 * token derived from the slot (see {@link #pausedFencingToken(java.time.Instant)}).
+	 */
+	PAUSED("paused");
 
 	private final String value;
 
@@ -59,6 +68,17 @@ public enum RunState {
 	 */
 	public String value() {
 		return this.value;
+	}
+
+	/**
+	 * Return the ledger key of a slot skipped because its job was paused: minus the
+	 * slot's epoch second, so that every node that skipped the slot writes the same
+	 * record, and no real run's fencing token (always positive) is ever used.
+	 * @param slot the skipped slot
+	 * @return the fencing token of its ledger record
+	 */
+	public static long pausedFencingToken(Instant slot) {
+		return -Math.max(1, slot.getEpochSecond());
 	}
 
 	/**
