@@ -77,16 +77,15 @@ class ExamplesDocumentationTests {
 
 	private static final Pattern FENCE = Pattern.compile("^(\\s*)```(\\w*)\\s*$");
 
-	private static final Pattern KEY = Pattern.compile(
-			"(?<![\\w/.-])cluster-singleton(?:\\.\\[[^\\]]*\\]|\\[[^\\]]*\\]|\\.[a-z0-9<>*\\-]+)+(?![\\w/])");
+	private static final Pattern KEY = Pattern
+		.compile("(?<![\\w/.-])cluster-singleton(?:\\.\\[[^\\]]*\\]|\\[[^\\]]*\\]|\\.[a-z0-9<>*\\-]+)+(?![\\w/])");
 
 	/**
-	 * Keys that name no property on purpose: system properties of this project's own
-	 * test harness, mentioned where the docs say how to repeat a measurement.
+	 * Keys that name no property on purpose: system properties of this project's own test
+	 * harness, mentioned where the docs say how to repeat a measurement.
 	 */
-	private static final List<String> NOT_PROPERTIES = List.of("cluster-singleton.test.",
-			"cluster-singleton.failover.", "cluster-singleton.cluster.", "cluster-singleton.benchmark.",
-			"cluster-singleton.leader-test.");
+	private static final List<String> NOT_PROPERTIES = List.of("cluster-singleton.test.", "cluster-singleton.failover.",
+			"cluster-singleton.cluster.", "cluster-singleton.benchmark.", "cluster-singleton.leader-test.");
 
 	/**
 	 * Examples that are not compiled or bound, by the first line that tells them apart,
@@ -208,11 +207,72 @@ class ExamplesDocumentationTests {
 	}
 
 	@Test
+	void everyLinkBetweenTheDocsFindsItsFileAndHeading() throws IOException {
+		List<Path> docs = new ArrayList<>(docs());
+		for (String file : List.of("CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md")) {
+			docs.add(ROOT.resolve(file));
+		}
+		Pattern link = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+		List<String> problems = new ArrayList<>();
+		for (Path doc : docs) {
+			List<String> lines = Files.readAllLines(doc);
+			boolean fenced = false;
+			for (int i = 0; i < lines.size(); i++) {
+				if (lines.get(i).strip().startsWith("```")) {
+					fenced = !fenced;
+					continue;
+				}
+				Matcher matcher = link.matcher(lines.get(i));
+				while (!fenced && matcher.find()) {
+					String target = matcher.group(1);
+					if (target.matches("^[a-z]+:.*")) {
+						continue;
+					}
+					int hash = target.indexOf('#');
+					String file = (hash >= 0) ? target.substring(0, hash) : target;
+					Path resolved = file.isEmpty() ? doc : doc.getParent().resolve(file).normalize();
+					if (!Files.exists(resolved)) {
+						problems.add(where(doc, i + 1) + ": " + target + ": no such file");
+					}
+					else if (hash >= 0 && resolved.toString().endsWith(".md")
+							&& !anchors(resolved).contains(target.substring(hash + 1))) {
+						problems.add(where(doc, i + 1) + ": " + target + ": no such heading");
+					}
+				}
+			}
+		}
+		assertThat(problems).isEmpty();
+	}
+
+	/**
+	 * The anchors GitHub gives the headings of a Markdown file.
+	 */
+	private static Set<String> anchors(Path doc) throws IOException {
+		Set<String> anchors = new LinkedHashSet<>();
+		Map<String, Integer> seen = new LinkedHashMap<>();
+		boolean fenced = false;
+		for (String line : Files.readAllLines(doc)) {
+			if (line.strip().startsWith("```")) {
+				fenced = !fenced;
+				continue;
+			}
+			Matcher heading = Pattern.compile("^#{1,6}\\s+(.*?)\\s*#*\\s*$").matcher(line);
+			if (!fenced && heading.matches()) {
+				String text = heading.group(1).replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1");
+				String slug = text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}_\\- ]", "").replace(' ', '-');
+				int count = seen.merge(slug, 1, Integer::sum);
+				anchors.add((count == 1) ? slug : slug + "-" + (count - 1));
+			}
+		}
+		return anchors;
+	}
+
+	@Test
 	void everyExampleNotCheckedIsStillInTheDocs() throws IOException {
 		List<Snippet> snippets = snippets();
-		assertThat(NOT_CHECKED.keySet()).allSatisfy((first) -> assertThat(snippets)
-			.as("an example starting with '%s'", first)
-			.anyMatch((snippet) -> snippet.firstLine().equals(first)));
+		assertThat(NOT_CHECKED.keySet())
+			.allSatisfy((first) -> assertThat(snippets).as("an example starting with '%s'", first)
+				.anyMatch((snippet) -> snippet.firstLine().equals(first)));
 	}
 
 	private static boolean isUserName(Diagnostic<? extends JavaFileObject> diagnostic) {
@@ -235,7 +295,8 @@ class ExamplesDocumentationTests {
 			return true;
 		}
 		// a job entry: jobs.<name>.key, jobs[name].key, jobs."[a.b]".key
-		Matcher job = Pattern.compile("^cluster-singleton\\.jobs(?:\\.\\[[^\\]]*\\]|\\[[^\\]]*\\]|\\.[^.]+)(?:\\.(.+))?$")
+		Matcher job = Pattern
+			.compile("^cluster-singleton\\.jobs(?:\\.\\[[^\\]]*\\]|\\[[^\\]]*\\]|\\.[^.]+)(?:\\.(.+))?$")
 			.matcher(key);
 		if (job.matches()) {
 			String jobKey = job.group(1);
@@ -318,8 +379,7 @@ class ExamplesDocumentationTests {
 				String name = group.get("name").asString();
 				JsonNode type = group.get("type");
 				if (name.startsWith("cluster-singleton") && type != null && group.get("sourceMethod") == null
-						&& type.asString().equals(group.path("sourceType").asString())
-						&& seen.add(type.asString())) {
+						&& type.asString().equals(group.path("sourceType").asString()) && seen.add(type.asString())) {
 					classes.put(name, Class.forName(type.asString()));
 				}
 			}
@@ -419,7 +479,9 @@ class ExamplesDocumentationTests {
 			String code = this.text.replace("{ ... }", "{ }");
 			String first = firstLine();
 			String source;
-			if (Pattern.compile("^(?:@\\w+(?:\\([^)]*\\))?\\s+)*(?:public\\s+|abstract\\s+|final\\s+)*(?:class|interface|record)\\s", Pattern.MULTILINE)
+			if (Pattern.compile(
+					"^(?:@\\w+(?:\\([^)]*\\))?\\s+)*(?:public\\s+|abstract\\s+|final\\s+)*(?:class|interface|record)\\s",
+					Pattern.MULTILINE)
 				.matcher(code)
 				.find() && !first.startsWith("@Scheduled") && !first.startsWith("@Bean")
 					&& !first.startsWith("@Override")) {
@@ -433,7 +495,8 @@ class ExamplesDocumentationTests {
 			}
 			source = "package " + pkg + ";\n" + IMPORTS + source;
 			String body = source;
-			Matcher publicType = Pattern.compile("public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|record)\\s+(\\w+)")
+			Matcher publicType = Pattern
+				.compile("public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|record)\\s+(\\w+)")
 				.matcher(code);
 			String name = publicType.find() ? publicType.group(1) : "Example";
 			return new SimpleJavaFileObject(URI.create("string:///" + pkg + "/" + name + ".java"),
