@@ -43,7 +43,9 @@ import org.springframework.util.Assert;
  * own exceptions propagate unchanged.
  * <p>
  * The auto-configuration provides a bean whenever the starter is on the class path,
- * whether or not the application has annotated jobs.
+ * whether or not the application has annotated jobs. With
+ * {@code cluster-singleton.enabled=false} the bean stays, and runs every call at once,
+ * without a lease.
  *
  * @author cluster-singleton contributors
  * @since 0.2.0

@@ -28,8 +28,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class RedisLeaseProperties {
 
 	/**
-	 * Prefix of the Redis keys: each job has '{<prefix>:<name>}:lease' and
-	 * '{<prefix>:<name>}:meta'. Must not contain braces.
+	 * Prefix of the Redis keys: each job has '{<prefix>:<name>}:lease',
+	 * '{<prefix>:<name>}:meta' and '{<prefix>:<name>}:runs'. Must not contain braces.
 	 */
 	private String keyPrefix = "cluster-singleton";
 
