@@ -43,6 +43,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@link #runsEngineContractInEveryBuild()}, in every build
  * ({@link EngineContractScope}).
  * <p>
+ * The cases run in the time {@link #engineTime()} gives: real time by default, where they
+ * wait for the store's TTLs to run out; or virtual time, for a store whose expiry reads a
+ * manual clock, where the same cases run in seconds, in every build, with no sleeps. A
+ * case that needs the engine's background work on a thread of its own is skipped in
+ * virtual time.
+ * <p>
  * This class holds the catch-up cases: the misfire policies {@code RUN_ALL}, {@code
  * RUN_ONCE} and {@code SKIP}, on a starting node, on a new leader and after a late claim.
  * The other groups are in its abstract superclasses, one group each: completion,

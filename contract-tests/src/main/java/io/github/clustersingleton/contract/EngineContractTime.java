@@ -47,9 +47,16 @@ abstract class EngineContractTime {
 	static final Duration PATIENCE = Duration.ofSeconds(15);
 
 	/**
-	 * How far virtual time moves between two looks at an awaited condition.
+	 * How far virtual time moves between two looks at an awaited condition: short, so
+	 * that a run on another thread sees a deadline close to when it fell due.
 	 */
 	private static final Duration STEP = Duration.ofMillis(10);
+
+	/**
+	 * How far virtual time moves between two looks at a condition that must hold for a
+	 * while: Awaitility's poll interval in real time.
+	 */
+	private static final Duration HOLD_STEP = Duration.ofMillis(100);
 
 	final ThreadPoolExecutor threads = (ThreadPoolExecutor) Executors.newCachedThreadPool();
 
@@ -106,7 +113,7 @@ abstract class EngineContractTime {
 		while (!test(condition)) {
 			assertThat(time.nanoTime() - deadline).as("condition not met within %s of virtual time", atMost)
 				.isNegative();
-			step();
+			step(STEP);
 		}
 	}
 
@@ -135,7 +142,7 @@ abstract class EngineContractTime {
 			}
 			assertThat(now - deadline).as("condition did not hold for %s within %s of virtual time", during, atMost)
 				.isNegative();
-			step();
+			step(HOLD_STEP);
 		}
 	}
 
@@ -162,7 +169,7 @@ abstract class EngineContractTime {
 			catch (Throwable ex) {
 				throw new IllegalStateException(ex);
 			}
-			step();
+			step(STEP);
 		}
 	}
 
@@ -191,9 +198,9 @@ abstract class EngineContractTime {
 	 * Move virtual time one step; while a run on another thread is active, give it a
 	 * moment of real time to see the step.
 	 */
-	private void step() {
+	private void step(Duration step) {
 		try {
-			engineTime().advance(STEP);
+			engineTime().advance(step);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
