@@ -18,11 +18,13 @@ package io.github.clustersingleton.contract;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -58,7 +60,22 @@ abstract class EngineContractTime {
 	 */
 	private static final Duration HOLD_STEP = Duration.ofMillis(100);
 
-	final ThreadPoolExecutor threads = (ThreadPoolExecutor) Executors.newCachedThreadPool();
+	/**
+	 * How long, in real time, a step waits at most for the runs on other threads to
+	 * settle.
+	 */
+	private static final Duration SETTLE = Duration.ofSeconds(2);
+
+	private final List<Thread> runThreads = new CopyOnWriteArrayList<>();
+
+	/**
+	 * The threads a case runs jobs on besides its own.
+	 */
+	final ExecutorService threads = Executors.newCachedThreadPool((runnable) -> {
+		Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+		this.runThreads.add(thread);
+		return thread;
+	});
 
 	/**
 	 * Return the time the engine cases run in: {@link EngineTime#real() real time} unless
@@ -195,8 +212,10 @@ abstract class EngineContractTime {
 	}
 
 	/**
-	 * Move virtual time one step; while a run on another thread is active, give it a
-	 * moment of real time to see the step.
+	 * Move virtual time one step, then let the runs on other threads settle: wait, in
+	 * real time, until none of them is running (each waits, sleeps or has ended), so that
+	 * a run sees a deadline or an interrupt in the step it fell due, however slowly its
+	 * thread is scheduled.
 	 */
 	private void step(Duration step) {
 		try {
@@ -206,9 +225,15 @@ abstract class EngineContractTime {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
-		if (this.threads.getActiveCount() > 0) {
-			LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+		long giveUp = System.nanoTime() + SETTLE.toNanos();
+		while (this.runThreads.stream().anyMatch(EngineContractTime::isRunning) && System.nanoTime() - giveUp < 0) {
+			LockSupport.parkNanos(Duration.ofMillis(1).toNanos() / 10);
 		}
+	}
+
+	private static boolean isRunning(Thread thread) {
+		Thread.State state = thread.getState();
+		return state == Thread.State.NEW || state == Thread.State.RUNNABLE;
 	}
 
 	private static boolean test(Callable<Boolean> condition) {
