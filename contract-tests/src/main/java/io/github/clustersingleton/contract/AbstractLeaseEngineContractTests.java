@@ -16,7 +16,6 @@
 
 package io.github.clustersingleton.contract;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -44,6 +42,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * build ({@code -Pfull}) and, on the stores that say so with
  * {@link #runsEngineContractInEveryBuild()}, in every build
  * ({@link EngineContractScope}).
+ * <p>
+ * The cases run in the time {@link #engineTime()} gives: real time by default, where they
+ * wait for the store's TTLs to run out; or virtual time, for a store whose expiry reads a
+ * manual clock, where the same cases run in seconds, in every build, with no sleeps. A
+ * case that needs the engine's background work on a thread of its own is skipped in
+ * virtual time.
  * <p>
  * This class holds the catch-up cases: the misfire policies {@code RUN_ALL}, {@code
  * RUN_ONCE} and {@code SKIP}, on a starting node, on a new leader and after a late claim.
@@ -61,10 +65,10 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("long-catch-up");
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ALL, 8, RecoveryPolicy.NONE, 3, Duration.ZERO));
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), new RecordingListener());
 		ClusterSingletonExecutor.Invocation shortRun = () -> {
 			seen.add(Seen.of("node-a"));
-			Thread.sleep(TTL.toMillis() / 4);
+			advance(TTL.dividedBy(4));
 			return null;
 		};
 		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, shortRun)).isTrue();
@@ -83,7 +87,7 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("run-all");
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ALL, 3, RecoveryPolicy.NONE, 3, Duration.ZERO));
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), new RecordingListener());
 		ClusterSingletonExecutor.Invocation record = () -> seen.add(Seen.of("node-a"));
 		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, record)).isTrue();
 		// minutes 2 to 5 were missed; the limit keeps the newest three
@@ -106,7 +110,7 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("run-once");
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), new RecordingListener());
 		ClusterSingletonExecutor.Invocation record = () -> seen.add(Seen.of("node-a"));
 		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, record)).isTrue();
 		assertThat(node.execute(job, minute(5), RunTrigger.SCHEDULED, record)).isTrue();
@@ -124,7 +128,7 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("skip");
 		JobDefinition job = cronJob(name, JobPolicies.DEFAULT);
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), new RecordingListener());
 		ClusterSingletonExecutor.Invocation record = () -> seen.add(Seen.of("node-a"));
 		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, record)).isTrue();
 		assertThat(node.execute(job, minute(5), RunTrigger.SCHEDULED, record)).isTrue();
@@ -137,19 +141,19 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("startup-catch-up");
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor before = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor before = executor("node-a", backend(), clock(), new RecordingListener());
 		assertThat(before.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
 		// the whole cluster was down from minute 1 on; a node starts
-		ClusterSingletonExecutor node = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-b", backend(), clock(), new RecordingListener());
 		node.registerJob(job, () -> seen.add(Seen.of("node-b")));
 		node.startBackgroundWork();
-		await().atMost(PATIENCE).until(() -> !seen.isEmpty());
+		awaitUntil(() -> !seen.isEmpty());
 		Seen catchUp = seen.get(0);
 		assertThat(catchUp.trigger()).isEqualTo(RunTrigger.CATCH_UP);
 		assertThat(catchUp.slot()).isAfter(minute(100));
 		long missed = Duration.between(minute(1), catchUp.slot()).toMinutes() - 1;
 		assertThat(catchUp.missedSlots()).hasSize((int) missed).startsWith(minute(2));
-		await().during(TTL).atMost(PATIENCE).until(() -> seen.size() == 1);
+		holdsFor(TTL, PATIENCE, () -> seen.size() == 1);
 	}
 
 	@Test
@@ -158,14 +162,14 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("late-catch-up");
 		// recovery=none: only the misfire policy can bring the slots back
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
-		ClusterSingletonExecutor before = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor before = executor("node-a", backend(), clock(), new RecordingListener());
 		assertThat(before.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
 		// slots 2 to 4 were missed; the claim of slot 5 carries them, and is granted
 		// after
 		// its whole TTL: it is given back unused
 		FlakyBackend slow = new FlakyBackend(backend());
 		slow.acquireDelay = TTL.plusMillis(200);
-		ClusterSingletonExecutor late = executor("node-b", slow, Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor late = executor("node-b", slow, clock(), new RecordingListener());
 		List<Seen> seen = new CopyOnWriteArrayList<>();
 		if (renewsALeaseNobodyTookAfterItsTtl()) {
 			// the store confirms the late claim: it runs the missed slots itself
@@ -175,7 +179,7 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		assertThat(seen).isEmpty();
 		// the next slot's winner catches them up, and the slot the claim was for, before
 		// its own
-		ClusterSingletonExecutor node = executor("node-c", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-c", backend(), clock(), new RecordingListener());
 		assertThat(node.execute(job, minute(6), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-c")))).isTrue();
 		assertThat(seen).extracting(Seen::slot).containsExactly(minute(5), minute(6));
 		assertThat(seen.get(0).trigger()).isEqualTo(RunTrigger.CATCH_UP);
@@ -189,25 +193,25 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("leader-catch-up");
 		String leaseName = jobName("catch-up-leader");
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
-		ClusterSingletonExecutor before = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor before = executor("node-a", backend(), clock(), new RecordingListener());
 		assertThat(before.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
 		// the whole cluster restarts within a TTL: the old leader's lease is still live
 		// when the node starts, so its start-up catch-up is skipped
 		LeaseRequest oldLeader = new LeaseRequest(leaseName, "node-a", "old-leader-token", TTL.multipliedBy(2), null);
 		assertThat(backend().tryAcquire(oldLeader).isAcquired()).isTrue();
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-b", backend(), clock(), new RecordingListener());
 		LeaderElection leader = node.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		node.registerJob(job, () -> seen.add(Seen.of("node-b")));
 		node.startLeaderElection();
 		node.startBackgroundWork();
 		assertThat(leader.isLeader()).isFalse();
-		await().atMost(PATIENCE).until(leader::isLeader);
-		await().atMost(PATIENCE).until(() -> !seen.isEmpty());
+		awaitUntil(leader::isLeader);
+		awaitUntil(() -> !seen.isEmpty());
 		Seen catchUp = seen.get(0);
 		assertThat(catchUp.trigger()).isEqualTo(RunTrigger.CATCH_UP);
 		assertThat(catchUp.slot()).isAfter(minute(100));
-		await().during(TTL).atMost(PATIENCE).until(() -> seen.size() == 1);
+		holdsFor(TTL, PATIENCE, () -> seen.size() == 1);
 	}
 
 	@Test
@@ -216,10 +220,10 @@ public abstract class AbstractLeaseEngineContractTests extends EngineCompletionC
 		String name = jobName("never-ran");
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ALL, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-b", backend(), clock(), new RecordingListener());
 		node.registerJob(job, () -> seen.add(Seen.of("node-b")));
 		node.startBackgroundWork();
-		await().during(TTL.multipliedBy(2)).atMost(PATIENCE).until(seen::isEmpty);
+		holdsFor(TTL.multipliedBy(2), PATIENCE, seen::isEmpty);
 		assertThat(backend().describe(name)).isEmpty();
 	}
 

@@ -16,7 +16,6 @@
 
 package io.github.clustersingleton.contract;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -42,7 +41,6 @@ import io.github.clustersingleton.lease.JobDefinition;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -76,12 +74,12 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 					}
 				});
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-a", flaky, Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-a", flaky, clock(), new RecordingListener());
 		node.registerJob(job, () -> seen.add(Seen.of("node-a")));
 		assertThat(node.execute(job, minute(1), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")))).isTrue();
-		await().atMost(PATIENCE).until(() -> failedReleases.get() == 2 && node.undeliveredCompletions() == 0);
+		awaitUntil(() -> failedReleases.get() == 2 && node.undeliveredCompletions() == 0);
 		node.startBackgroundWork();
-		await().during(TTL.multipliedBy(3)).atMost(PATIENCE).until(() -> seen.size() == 1);
+		holdsFor(TTL.multipliedBy(3), PATIENCE, () -> seen.size() == 1);
 		assertThat(real.findPending(Map.of(name, job.policies().claimPolicy()))).isEmpty();
 	}
 
@@ -128,22 +126,21 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 					return result;
 				});
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor nodeA = executor("node-a", cutOff, Clock.systemUTC(), new RecordingListener(), ttl);
-		ClusterSingletonExecutor nodeB = executor("node-b", watched, Clock.systemUTC(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeA = executor("node-a", cutOff, clock(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeB = executor("node-b", watched, clock(), new RecordingListener(), ttl);
 		nodeB.registerJob(job, () -> seen.add(Seen.of("node-b")));
 		nodeB.startBackgroundWork();
 		assertThat(nodeA.execute(job, minute(1), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")))).isTrue();
 		assertThat(nodeA.undeliveredCompletions()).isEqualTo(1);
-		await().atMost(PATIENCE).until(() -> marks.get() > 0);
+		awaitUntil(() -> marks.get() > 0);
 		assertThat(completions.get()).as("attempts while the store was unreachable").isGreaterThan(1);
 		storeDown.set(false);
-		await().atMost(PATIENCE).until(() -> nodeA.undeliveredCompletions() == 0);
-		await().during(ttl.multipliedBy(2)).atMost(PATIENCE).until(() -> seen.size() == 1);
+		awaitUntil(() -> nodeA.undeliveredCompletions() == 0);
+		holdsFor(ttl.multipliedBy(2), PATIENCE, () -> seen.size() == 1);
 		assertThat(seen).extracting(Seen::node).containsExactly("node-a");
 		assertThat(real.findPending(Map.of(name, job.policies().claimPolicy()))).isEmpty();
-		await().atMost(PATIENCE)
-			.untilAsserted(() -> assertThat(nodeA.runLedger().history(name, 10)).extracting(RunRecord::state)
-				.containsExactly(RunState.SUCCEEDED));
+		awaitAsserted(() -> assertThat(nodeA.runLedger().history(name, 10)).extracting(RunRecord::state)
+			.containsExactly(RunState.SUCCEEDED));
 	}
 
 	@Test
@@ -169,23 +166,23 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 					}
 				});
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor nodeA = executor("node-a", cutOff, Clock.systemUTC(), new RecordingListener(), ttl);
-		ClusterSingletonExecutor nodeB = executor("node-b", real, Clock.systemUTC(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeA = executor("node-a", cutOff, clock(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeB = executor("node-b", real, clock(), new RecordingListener(), ttl);
 		nodeB.registerJob(job, () -> seen.add(Seen.of("node-b")));
 		assertThat(nodeA.execute(job, minute(1), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")))).isTrue();
-		Thread.sleep(ttl.toMillis() + 300);
+		advance(ttl.plusMillis(300));
 		List<Seen> direct = new CopyOnWriteArrayList<>();
 		// the direct call may be refused while the run awaits its completion, as while
 		// the lease is live, but once the completion is recorded it runs
 		boolean ranBefore = nodeB.execute(job, null, RunTrigger.DIRECT, () -> direct.add(Seen.of("node-b")));
 		storeDown.set(false);
-		await().atMost(PATIENCE).until(() -> nodeA.undeliveredCompletions() == 0);
+		awaitUntil(() -> nodeA.undeliveredCompletions() == 0);
 		if (!ranBefore) {
 			assertThat(nodeB.execute(job, null, RunTrigger.DIRECT, () -> direct.add(Seen.of("node-b")))).isTrue();
 		}
 		assertThat(direct).hasSize(1);
 		nodeB.startBackgroundWork();
-		Thread.sleep(ttl.multipliedBy(3).toMillis());
+		advance(ttl.multipliedBy(3));
 		assertThat(seen).extracting(Seen::slot).containsExactly(minute(1));
 	}
 
@@ -202,7 +199,7 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 		LeaseBackend paused = (LeaseBackend) java.lang.reflect.Proxy.newProxyInstance(
 				LeaseBackend.class.getClassLoader(), new Class<?>[] { LeaseBackend.class }, (proxy, method, args) -> {
 					if (method.getName().equals("startRun") && starts.incrementAndGet() == 2) {
-						Thread.sleep(ttl.toMillis() + 700);
+						advance(ttl.plusMillis(700));
 					}
 					try {
 						return method.invoke(real, args);
@@ -212,8 +209,8 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 					}
 				});
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor nodeA = executor("node-a", paused, Clock.systemUTC(), new RecordingListener(), ttl);
-		ClusterSingletonExecutor nodeB = executor("node-b", real, Clock.systemUTC(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeA = executor("node-a", paused, clock(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeB = executor("node-b", real, clock(), new RecordingListener(), ttl);
 		nodeB.registerJob(job, () -> seen.add(Seen.of("node-b")));
 		assertThat(nodeA.execute(job, minute(1), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")))).isTrue();
 		nodeA.execute(job, minute(4), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")));
@@ -222,8 +219,8 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 		// node-b takes up what node-a left (the slots after the one node-a ran, up to
 		// what its misfire limit keeps), but not the slot node-a ran before its pause
 		nodeB.startBackgroundWork();
-		await().atMost(PATIENCE).until(() -> seen.size() >= 3);
-		Thread.sleep(ttl.multipliedBy(3).toMillis());
+		awaitUntil(() -> seen.size() >= 3);
+		advance(ttl.multipliedBy(3));
 		assertThat(seen).extracting(Seen::slot).doesNotHaveDuplicates();
 		assertThat(seen).filteredOn((s) -> s.node().equals("node-b"))
 			.extracting(Seen::slot)
@@ -253,7 +250,7 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 		String name = jobName(jobName);
 		Duration ttl = Duration.ofSeconds(2);
 		JobDefinition job = cronJob(name, policies(MisfirePolicy.RUN_ALL, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
-		Instant base = Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofMinutes(6));
+		Instant base = clock().instant().truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofMinutes(6));
 		List<Instant> slots = List.of(base.plusSeconds(60), base.plusSeconds(120), base.plusSeconds(180),
 				base.plusSeconds(240));
 		LeaseBackend real = backend();
@@ -277,8 +274,8 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 					return result;
 				});
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor nodeA = executor("node-a", failing, Clock.systemUTC(), new RecordingListener(), ttl);
-		ClusterSingletonExecutor nodeB = executor("node-b", real, Clock.systemUTC(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeA = executor("node-a", failing, clock(), new RecordingListener(), ttl);
+		ClusterSingletonExecutor nodeB = executor("node-b", real, clock(), new RecordingListener(), ttl);
 		nodeB.registerJob(job, () -> seen.add(Seen.of("node-b")));
 		assertThat(nodeA.execute(job, slots.get(0), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")))).isTrue();
 		nodeA.execute(job, slots.get(3), RunTrigger.SCHEDULED, () -> seen.add(Seen.of("node-a")));
@@ -286,8 +283,8 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 		assertThat(seen).extracting(Seen::slot).containsExactly(slots.get(0), slots.get(1));
 		assertThat(nodeA.undeliveredCompletions()).as("slot 2's end was taken").isZero();
 		nodeB.startBackgroundWork();
-		await().atMost(PATIENCE).until(() -> seen.stream().map(Seen::slot).toList().containsAll(slots.subList(2, 4)));
-		Thread.sleep(ttl.multipliedBy(3).toMillis());
+		awaitUntil(() -> seen.stream().map(Seen::slot).toList().containsAll(slots.subList(2, 4)));
+		advance(ttl.multipliedBy(3));
 		assertThat(seen).extracting(Seen::slot).doesNotHaveDuplicates().containsAll(slots);
 		assertThat(seen).filteredOn((s) -> s.node().equals("node-a"))
 			.extracting(Seen::slot)
@@ -324,16 +321,16 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 					}
 				});
 		List<Seen> seen = new CopyOnWriteArrayList<>();
-		ClusterSingletonExecutor node = executor("node-a", slow, Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-a", slow, clock(), new RecordingListener());
 		ClusterSingletonExecutor.Invocation body = () -> seen.add(Seen.of("node-a"));
 		node.registerJob(job, body);
 		node.startBackgroundWork();
 		Future<Boolean> run = submit(() -> node.execute(job, minute(1), RunTrigger.SCHEDULED, body));
 		try {
-			assertThat(completing.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(awaitOpen(completing, Duration.ofSeconds(10))).isTrue();
 			// the lease expires, the grace passes: this node's own recovery must not run
 			// the slot again while it still sends the run's end
-			await().during(TTL.multipliedBy(3)).atMost(PATIENCE).until(() -> seen.size() == 1);
+			holdsFor(TTL.multipliedBy(3), PATIENCE, () -> seen.size() == 1);
 			// nor may the next slot's trigger here, which would take the run over first
 			assertThat(node.execute(job, minute(2), RunTrigger.SCHEDULED, body)).isFalse();
 			assertThat(seen).hasSize(1);
@@ -341,8 +338,8 @@ abstract class EngineCompletionContract extends EngineRecoveryContract {
 		finally {
 			proceed.countDown();
 		}
-		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
-		await().during(TTL.multipliedBy(2)).atMost(PATIENCE).until(() -> seen.size() == 1);
+		assertThat(result(run, Duration.ofSeconds(10))).isTrue();
+		holdsFor(TTL.multipliedBy(2), PATIENCE, () -> seen.size() == 1);
 		assertThat(real.findPending(Map.of(name, job.policies().claimPolicy()))).isEmpty();
 	}
 

@@ -23,13 +23,14 @@ import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Decides where the engine half of the contract runs. The engine contract runs jobs in
- * real time (about 85 s per store), so a store's test class runs it only in the full
- * build (system property {@value #FULL_PROPERTY} {@code true}, set by {@code -Pfull}), or
- * in every build when the class says so with
- * {@link AbstractLeaseEngineContractTests#runsEngineContractInEveryBuild()}. The store
- * half of the contract always runs. A test is an engine test when
- * {@link #isEngineContractTest(Method)} says so.
+ * Decides where the engine half of the contract runs. In real time the engine contract
+ * waits for real TTLs (about 85 s per store), so a store's test class runs it only in the
+ * full build (system property {@value #FULL_PROPERTY} {@code true}, set by
+ * {@code -Pfull}), or in every build when the class says so with
+ * {@link AbstractLeaseEngineContractTests#runsEngineContractInEveryBuild()}. A class that
+ * runs it in virtual time ({@link AbstractLeaseEngineContractTests#engineTime()}) runs it
+ * in every build: it takes seconds. The store half of the contract always runs. A test is
+ * an engine test when {@link #isEngineContractTest(Method)} says so.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -52,9 +53,12 @@ public final class EngineContractScope implements ExecutionCondition {
 		}
 		boolean everyBuild = context.getTestInstance()
 			.filter(AbstractLeaseEngineContractTests.class::isInstance)
-			.map((instance) -> ((AbstractLeaseEngineContractTests) instance).runsEngineContractInEveryBuild())
+			.map(AbstractLeaseEngineContractTests.class::cast)
+			.map((instance) -> instance.runsEngineContractInEveryBuild() || instance.engineTime().isVirtual())
 			.orElse(false);
-		return everyBuild ? ConditionEvaluationResult.enabled("this store runs the engine contract in every build")
+		return everyBuild
+				? ConditionEvaluationResult
+					.enabled("this store runs the engine contract in every build, or in virtual time")
 				: ConditionEvaluationResult
 					.disabled("the engine contract runs on this store in the full build only (./mvnw verify -Pfull)");
 	}

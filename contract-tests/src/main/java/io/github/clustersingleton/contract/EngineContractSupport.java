@@ -26,10 +26,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,31 +51,27 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * What the engine half of the contract shares: the backend under test and the hooks a
- * store's test class overrides, the executors each case starts (closed after it), the TTL
- * and patience of every case, the cron fixtures of the recovery and catch-up cases, and
- * the helper classes {@link RecordingListener} and {@link FlakyBackend}. The engine half
- * is a chain of abstract classes, one group of cases each, from this one up to
+ * store's test class overrides, the executors each case starts (closed after it) in the
+ * time the cases run in ({@link EngineContractTime}), the TTL of every case, the cron
+ * fixtures of the recovery and catch-up cases, and the helper classes
+ * {@link RecordingListener} and {@link FlakyBackend}. The engine half is a chain of
+ * abstract classes, one group of cases each, from this one up to
  * {@link AbstractLeaseEngineContractTests}; {@link EngineContractScope} treats a case as
  * an engine case when one of them declares it.
  *
  * @author cluster-singleton contributors
  */
-abstract class EngineContractSupport {
+abstract class EngineContractSupport extends EngineContractTime {
 
 	/**
 	 * The shortest TTL the engine accepts: renewals every third of a second.
 	 */
 	static final Duration TTL = Duration.ofSeconds(1);
 
-	static final Duration PATIENCE = Duration.ofSeconds(15);
-
 	private final List<ClusterSingletonExecutor> executors = new CopyOnWriteArrayList<>();
-
-	final ExecutorService threads = Executors.newCachedThreadPool();
 
 	/**
 	 * Return the backend under test, on a reachable store.
@@ -100,9 +93,9 @@ abstract class EngineContractSupport {
 	protected abstract String jobName(String name);
 
 	/**
-	 * Whether this store runs the engine contract in every build, not only in the full
-	 * one (none of this project's stores does: their default build checks the engine in
-	 * virtual time instead).
+	 * Whether this store runs the engine contract in real time in every build, not only
+	 * in the full one (none of this project's stores does: the default build runs the
+	 * engine contract in virtual time on the in-memory store instead).
 	 * @return {@code true} to run it in every build
 	 */
 	protected boolean runsEngineContractInEveryBuild() {
@@ -170,9 +163,8 @@ abstract class EngineContractSupport {
 	 */
 	ClusterSingletonExecutor uninterruptingExecutor(String owner, LeaseBackend backend,
 			ClusterSingletonListener listener) {
-		ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend,
-				new ClusterSingletonExecutor.Settings(owner, TTL, Duration.ofSeconds(1), false), Clock.systemUTC(),
-				listener);
+		ClusterSingletonExecutor executor = engineTime().executor(backend,
+				new ClusterSingletonExecutor.Settings(owner, TTL, Duration.ofSeconds(1), false), clock(), listener);
 		this.executors.add(executor);
 		return executor;
 	}
@@ -202,7 +194,7 @@ abstract class EngineContractSupport {
 
 	ClusterSingletonExecutor executor(String owner, LeaseBackend backend, Clock clock,
 			ClusterSingletonListener listener, Duration ttl) {
-		ClusterSingletonExecutor executor = new ClusterSingletonExecutor(backend,
+		ClusterSingletonExecutor executor = engineTime().executor(backend,
 				new ClusterSingletonExecutor.Settings(owner, ttl, Duration.ofSeconds(1), true), clock, listener);
 		this.executors.add(executor);
 		return executor;
@@ -224,11 +216,11 @@ abstract class EngineContractSupport {
 						Thread.sleep(30_000);
 					}
 					catch (InterruptedException ex) {
-						interruptedAt.set(System.nanoTime());
+						interruptedAt.set(nanoTime());
 					}
 					return null;
 				}));
-		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(awaitOpen(started, Duration.ofSeconds(10))).isTrue();
 		return new BlockingRun(run, context.get(), interruptedAt);
 	}
 
@@ -313,7 +305,7 @@ abstract class EngineContractSupport {
 	 * The real backend, with renewals that fail on demand, as when the store goes away in
 	 * the middle of a run.
 	 */
-	static final class FlakyBackend implements LeaseBackend {
+	final class FlakyBackend implements LeaseBackend {
 
 		final AtomicBoolean failRenewals = new AtomicBoolean();
 
@@ -359,7 +351,7 @@ abstract class EngineContractSupport {
 			AcquireResult result = this.delegate.tryAcquire(request);
 			if (!this.acquireDelay.isZero()) {
 				try {
-					Thread.sleep(this.acquireDelay.toMillis());
+					advance(this.acquireDelay);
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();

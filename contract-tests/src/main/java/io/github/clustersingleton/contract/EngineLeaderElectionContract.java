@@ -29,7 +29,6 @@ import io.github.clustersingleton.lease.LeaderElection;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The engine contract's leader-mode cases: one node is elected and only the leader runs
@@ -46,17 +45,15 @@ abstract class EngineLeaderElectionContract extends EngineWatchdogContract {
 		String job = jobName("led");
 		FlakyBackend backendA = new FlakyBackend(backend());
 		FlakyBackend backendB = new FlakyBackend(backend());
-		ClusterSingletonExecutor a = executor("node-a", backendA, Clock.systemUTC(), new RecordingListener());
-		ClusterSingletonExecutor b = executor("node-b", backendB, Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor a = executor("node-a", backendA, clock(), new RecordingListener());
+		ClusterSingletonExecutor b = executor("node-b", backendB, clock(), new RecordingListener());
 		LeaderElection leaderA = a.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		LeaderElection leaderB = b.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		a.startLeaderElection();
 		b.startLeaderElection();
-		await().atMost(PATIENCE).until(() -> leaderA.isLeader() || leaderB.isLeader());
+		awaitUntil(() -> leaderA.isLeader() || leaderB.isLeader());
 		// exactly one leader, the same one, over several TTLs of renewals and attempts
-		await().during(TTL.multipliedBy(3))
-			.atMost(TTL.multipliedBy(6))
-			.until(() -> leaderA.isLeader() != leaderB.isLeader());
+		holdsFor(TTL.multipliedBy(3), TTL.multipliedBy(6), () -> leaderA.isLeader() != leaderB.isLeader());
 		ClusterSingletonExecutor leader = leaderA.isLeader() ? a : b;
 		ClusterSingletonExecutor follower = leaderA.isLeader() ? b : a;
 		FlakyBackend followerBackend = leaderA.isLeader() ? backendB : backendA;
@@ -74,7 +71,7 @@ abstract class EngineLeaderElectionContract extends EngineWatchdogContract {
 	void leadershipMovesWhenTheLeaderCannotRenewAndTheOldLeaderIsTold() throws Throwable {
 		String leaseName = jobName("leader-move");
 		FlakyBackend backendA = new FlakyBackend(backend());
-		ClusterSingletonExecutor a = executor("node-a", backendA, Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor a = executor("node-a", backendA, clock(), new RecordingListener());
 		List<String> eventsA = new CopyOnWriteArrayList<>();
 		LeaderElection leaderA = a.enableLeaderMode(leaseName, new LeaderElection.Listener() {
 
@@ -90,19 +87,19 @@ abstract class EngineLeaderElectionContract extends EngineWatchdogContract {
 
 		});
 		a.startLeaderElection();
-		await().atMost(PATIENCE).until(leaderA::isLeader);
+		awaitUntil(leaderA::isLeader);
 		long termA = leaderA.term();
-		ClusterSingletonExecutor b = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor b = executor("node-b", backend(), clock(), new RecordingListener());
 		LeaderElection leaderB = b.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		b.startLeaderElection();
-		await().during(TTL).atMost(TTL.multipliedBy(3)).until(() -> leaderA.isLeader() && !leaderB.isLeader());
+		holdsFor(TTL, TTL.multipliedBy(3), () -> leaderA.isLeader() && !leaderB.isLeader());
 		// the leader loses its store: it is revoked at its local deadline, and the other
 		// node takes the lease once the store expired it, within two TTLs
-		long cut = System.nanoTime();
+		long cut = nanoTime();
 		backendA.failAcquisitions.set(true);
 		backendA.failRenewals.set(true);
-		await().atMost(TTL.multipliedBy(2).plusMillis(500)).until(leaderB::isLeader);
-		assertThat(Duration.ofNanos(System.nanoTime() - cut)).isLessThan(TTL.multipliedBy(2).plusMillis(500));
+		awaitUntil(TTL.multipliedBy(2).plusMillis(500), leaderB::isLeader);
+		assertThat(Duration.ofNanos(nanoTime() - cut)).isLessThan(TTL.multipliedBy(2).plusMillis(500));
 		assertThat(leaderA.isLeader()).isFalse();
 		assertThat(leaderB.term()).isGreaterThan(termA);
 		assertThat(eventsA).containsExactly("granted " + termA, "revoked " + termA);
@@ -112,12 +109,12 @@ abstract class EngineLeaderElectionContract extends EngineWatchdogContract {
 	void aLeaderWhoseClockRunsAheadOfTheStoreStepsDownSoThatItsSlotsRunElsewhere() throws Throwable {
 		String leaseName = jobName("leader-skew");
 		String job = jobName("skewed");
-		Clock ahead = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(4));
+		Clock ahead = Clock.offset(clock(), Duration.ofSeconds(4));
 		ClusterSingletonExecutor a = executor("node-a", backend(), ahead, new RecordingListener());
 		LeaderElection leaderA = a.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		a.startLeaderElection();
-		await().atMost(PATIENCE).until(leaderA::isLeader);
-		ClusterSingletonExecutor b = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		awaitUntil(leaderA::isLeader);
+		ClusterSingletonExecutor b = executor("node-b", backend(), clock(), new RecordingListener());
 		LeaderElection leaderB = b.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		b.startLeaderElection();
 		JobDefinition definition = JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO);
@@ -125,28 +122,28 @@ abstract class EngineLeaderElectionContract extends EngineWatchdogContract {
 		Instant slot = ahead.instant().truncatedTo(ChronoUnit.SECONDS);
 		assertThat(a.execute(definition, slot, () -> null)).isFalse();
 		assertThat(leaderA.isLeader()).as("a leader whose slot was refused").isFalse();
-		await().atMost(TTL.multipliedBy(3)).until(leaderB::isLeader);
+		awaitUntil(TTL.multipliedBy(3), leaderB::isLeader);
 		assertThat(leaderA.isLeader()).isFalse();
 		// the new leader's scheduler fires for that slot at its time, and runs it
-		await().atMost(PATIENCE).until(() -> !Instant.now().isBefore(slot));
+		awaitUntil(() -> !clock().instant().isBefore(slot));
 		assertThat(b.execute(definition, slot, () -> null)).isTrue();
 	}
 
 	@Test
 	void aLeaderThatShutsDownHandsOverAtOnce() {
 		String leaseName = jobName("leader-close");
-		ClusterSingletonExecutor a = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor a = executor("node-a", backend(), clock(), new RecordingListener());
 		LeaderElection leaderA = a.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		a.startLeaderElection();
-		await().atMost(PATIENCE).until(leaderA::isLeader);
-		ClusterSingletonExecutor b = executor("node-b", backend(), Clock.systemUTC(), new RecordingListener());
+		awaitUntil(leaderA::isLeader);
+		ClusterSingletonExecutor b = executor("node-b", backend(), clock(), new RecordingListener());
 		LeaderElection leaderB = b.enableLeaderMode(leaseName, LeaderElection.Listener.NONE);
 		b.startLeaderElection();
 		a.close();
 		assertThat(leaderA.isLeader()).isFalse();
 		// given back, not left to expire: the next attempt, within a third of the TTL,
 		// wins
-		await().atMost(TTL.dividedBy(3).plusMillis(700)).until(leaderB::isLeader);
+		awaitUntil(TTL.dividedBy(3).plusMillis(700), leaderB::isLeader);
 	}
 
 }

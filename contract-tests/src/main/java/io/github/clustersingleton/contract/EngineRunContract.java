@@ -26,7 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.clustersingleton.ClusterSingletonContext;
@@ -36,12 +36,11 @@ import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.scheduling.concurrent.ConcurrentTaskScheduler;
 import org.springframework.scheduling.support.CronTrigger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The engine contract's cases of a single run: its lease is released when the job's
@@ -56,7 +55,7 @@ abstract class EngineRunContract extends EngineLeaderElectionContract {
 	@Test
 	void aRunWhoseThreadWasInterruptedStillReleasesItsLease() throws Exception {
 		String job = jobName("interrupted");
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener(),
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), new RecordingListener(),
 				Duration.ofSeconds(30));
 		Future<Boolean> interruptedAfterwards = this.threads.submit(() -> {
 			try {
@@ -72,14 +71,14 @@ abstract class EngineRunContract extends EngineLeaderElectionContract {
 			return Thread.interrupted();
 		});
 		// the caller's interrupt stays; the lease was released, not left for its 30 s TTL
-		assertThat(interruptedAfterwards.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(result(interruptedAfterwards, Duration.ofSeconds(10))).isTrue();
 		assertThat(backend().tryAcquire(request(job, "node-b")).isAcquired()).isTrue();
 	}
 
 	@Test
 	void storeUnreachableAtTriggerSkipsTheRunWithoutThrowing() throws Throwable {
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", unreachableBackend(), Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", unreachableBackend(), clock(), listener);
 		AtomicBoolean ran = new AtomicBoolean();
 		boolean executed = node.execute(JobDefinition.of(jobName("unreachable"), Duration.ofMinutes(1), Duration.ZERO),
 				(Instant) null, () -> {
@@ -95,7 +94,7 @@ abstract class EngineRunContract extends EngineLeaderElectionContract {
 	void jobExceptionsPropagateAndTheLeaseIsReleased() {
 		String job = jobName("failing");
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), listener);
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(
 				() -> node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null, () -> {
 					throw new IllegalStateException("job failed");
@@ -111,23 +110,22 @@ abstract class EngineRunContract extends EngineLeaderElectionContract {
 		JobDefinition definition = JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO)
 			.withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC));
 		Map<Instant, List<String>> runs = new ConcurrentHashMap<>();
-		List<ThreadPoolTaskScheduler> schedulers = new ArrayList<>();
+		List<ScheduledExecutorService> schedulers = new ArrayList<>();
 		try {
 			for (Duration skew : List.of(Duration.ofSeconds(2), Duration.ofSeconds(-2), Duration.ZERO)) {
 				String owner = "node" + skew;
-				Clock clock = Clock.offset(Clock.systemUTC(), skew);
+				Clock clock = Clock.offset(clock(), skew);
 				ClusterSingletonExecutor node = executor(owner, backend(), clock, new RecordingListener());
-				ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+				ScheduledExecutorService pool = engineTime().scheduledExecutor(owner + "-scheduler");
+				schedulers.add(pool);
+				ConcurrentTaskScheduler scheduler = new ConcurrentTaskScheduler(pool);
 				scheduler.setClock(clock);
-				scheduler.setThreadNamePrefix(owner + "-");
-				scheduler.initialize();
-				schedulers.add(scheduler);
 				scheduler.schedule(() -> {
 					try {
 						node.execute(definition, true, () -> {
 							Instant slot = ClusterSingletonContext.current().slot().orElseThrow();
 							runs.computeIfAbsent(slot, (key) -> new CopyOnWriteArrayList<>()).add(owner);
-							Thread.sleep(10);
+							advance(Duration.ofMillis(10));
 							return null;
 						});
 					}
@@ -136,10 +134,10 @@ abstract class EngineRunContract extends EngineLeaderElectionContract {
 					}
 				}, new CronTrigger("* * * * * *", ZoneOffset.UTC));
 			}
-			await().atMost(PATIENCE).until(() -> runs.size() >= 6);
+			awaitUntil(() -> runs.size() >= 6);
 		}
 		finally {
-			schedulers.forEach(ThreadPoolTaskScheduler::shutdown);
+			schedulers.forEach(ScheduledExecutorService::shutdownNow);
 		}
 		assertThat(runs).allSatisfy((slot, owners) -> assertThat(owners).as("runs of slot " + slot).hasSize(1));
 		assertThat(runs.keySet()).allSatisfy((slot) -> assertThat(slot.getNano()).isZero());
@@ -153,7 +151,7 @@ abstract class EngineRunContract extends EngineLeaderElectionContract {
 	@Test
 	void contextCarriesSlotAndFencingTokenOfTheRun() throws Throwable {
 		String job = jobName("context");
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), new RecordingListener());
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), new RecordingListener());
 		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
 		List<ClusterSingletonContext> seen = new ArrayList<>();
 		for (Instant s : List.of(slot, slot.plusSeconds(60))) {

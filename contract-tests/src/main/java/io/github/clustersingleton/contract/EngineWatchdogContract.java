@@ -16,7 +16,6 @@
 
 package io.github.clustersingleton.contract;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,7 +41,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The engine contract's watchdog cases: a running job keeps its lease by renewal well
@@ -59,7 +57,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 	void watchdogKeepsTheLeaseWellPastSeveralTtls() throws Exception {
 		String job = jobName("watchdog");
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), listener);
 		CountDownLatch started = new CountDownLatch(1);
 		CountDownLatch finish = new CountDownLatch(1);
 		AtomicReference<@Nullable ClusterSingletonContext> context = new AtomicReference<>();
@@ -69,15 +67,13 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 					started.countDown();
 					return finish.await(30, TimeUnit.SECONDS);
 				}));
-		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(awaitOpen(started, Duration.ofSeconds(10))).isTrue();
 		// four TTLs: without renewal the lease would have expired three times over
-		await().during(Duration.ofMillis(4 * TTL.toMillis()))
-			.atMost(Duration.ofSeconds(10))
-			.pollInterval(Duration.ofMillis(100))
-			.until(() -> !backend().tryAcquire(request(job, "node-b")).isAcquired() && context.get().isLeaseValid());
+		holdsFor(Duration.ofMillis(4 * TTL.toMillis()), Duration.ofSeconds(10),
+				() -> !backend().tryAcquire(request(job, "node-b")).isAcquired() && context.get().isLeaseValid());
 		assertThat(listener.renewals.get()).isGreaterThanOrEqualTo(3);
 		finish.countDown();
-		assertThat(run.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(result(run, Duration.ofSeconds(10))).isTrue();
 		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.SUCCESS);
 		// released at the end of the run: another node gets it at once
 		assertThat(backend().tryAcquire(request(job, "node-b")).isAcquired()).isTrue();
@@ -87,7 +83,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 	void lockAtMostForCapsTheRunAndInterruptsIt() throws Exception {
 		String job = jobName("cap");
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), listener);
 		Duration lockAtMostFor = Duration.ofMillis(2500);
 		AtomicLong interruptedAfter = new AtomicLong(-1);
 		AtomicBoolean validAfterInterrupt = new AtomicBoolean(true);
@@ -95,12 +91,12 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 		AtomicBoolean flagLeaked = new AtomicBoolean(true);
 		Future<Boolean> run = submit(() -> {
 			boolean ran = node.execute(JobDefinition.of(job, lockAtMostFor, Duration.ZERO), (Instant) null, () -> {
-				long start = System.nanoTime();
+				long start = nanoTime();
 				try {
 					Thread.sleep(30_000);
 				}
 				catch (InterruptedException ex) {
-					interruptedAfter.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+					interruptedAfter.set(TimeUnit.NANOSECONDS.toMillis(nanoTime() - start));
 					ClusterSingletonContext context = ClusterSingletonContext.current();
 					validAfterInterrupt.set(context.isLeaseValid());
 					try {
@@ -115,7 +111,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 			flagLeaked.set(Thread.currentThread().isInterrupted());
 			return ran;
 		});
-		assertThat(run.get(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(result(run, Duration.ofSeconds(20))).isTrue();
 		assertThat(interruptedAfter.get()).isBetween(lockAtMostFor.toMillis() - 200, lockAtMostFor.toMillis() + 1500);
 		assertThat(validAfterInterrupt).isFalse();
 		assertThat(checkLease.get()).isInstanceOf(LeaseLostException.class)
@@ -130,7 +126,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 	void leaseTakenBehindTheRunsBackIsDetectedAsLost() throws Exception {
 		String job = jobName("taken");
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", backend(), Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", backend(), clock(), listener);
 		BlockingRun blocking = startBlockingRun(node, job);
 		ClusterSingletonContext context = blocking.context();
 		// an operator frees the lease and another node takes it at once
@@ -138,7 +134,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 		AcquireResult other = backend().tryAcquire(request(job, "node-b"));
 		assertThat(other.isAcquired()).isTrue();
 		assertThat(other.fencingToken()).isGreaterThan(context.fencingToken());
-		assertThat(blocking.run().get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(result(blocking.run(), Duration.ofSeconds(10))).isTrue();
 		assertThat(blocking.interruptedAt().get()).isNotZero();
 		assertThat(context.isLeaseValid()).isFalse();
 		assertThat(listener.outcomes).containsExactly(ClusterSingletonListener.RunOutcome.LEASE_LOST);
@@ -153,12 +149,12 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 		String job = jobName("flaky");
 		FlakyBackend flaky = new FlakyBackend(backend());
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", flaky, Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", flaky, clock(), listener);
 		BlockingRun blocking = startBlockingRun(node, job);
-		await().atMost(PATIENCE).until(() -> listener.renewals.get() >= 2);
-		long broken = System.nanoTime();
+		awaitUntil(() -> listener.renewals.get() >= 2);
+		long broken = nanoTime();
 		flaky.failRenewals.set(true);
-		assertThat(blocking.run().get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(result(blocking.run(), Duration.ofSeconds(10))).isTrue();
 		long lostAfter = TimeUnit.NANOSECONDS.toMillis(blocking.interruptedAt().get() - broken);
 		// the last good renewal left at most one tick (a third of the TTL) before the
 		// break,
@@ -178,7 +174,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 		String failing = jobName("partial-failing");
 		FlakyBackend flaky = new FlakyBackend(backend());
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", flaky, Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", flaky, clock(), listener);
 		CountDownLatch bothStarted = new CountDownLatch(2);
 		CountDownLatch finish = new CountDownLatch(1);
 		Map<String, ClusterSingletonContext> contexts = new ConcurrentHashMap<>();
@@ -197,17 +193,16 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 						}
 					})));
 		}
-		assertThat(bothStarted.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(awaitOpen(bothStarted, Duration.ofSeconds(10))).isTrue();
 		flaky.failingJob = failing;
-		assertThat(runs.get(1).get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(result(runs.get(1), Duration.ofSeconds(10))).isTrue();
 		assertThat(contexts.get(failing).isLeaseValid()).isFalse();
 		assertThat(listener.lost).singleElement().asString().contains("no renewal succeeded");
 		// the other lease, renewed in the same calls, lives on for several TTLs
-		await().during(Duration.ofMillis(3 * TTL.toMillis()))
-			.atMost(Duration.ofSeconds(10))
-			.until(() -> contexts.get(kept).isLeaseValid());
+		holdsFor(Duration.ofMillis(3 * TTL.toMillis()), Duration.ofSeconds(10),
+				() -> contexts.get(kept).isLeaseValid());
 		finish.countDown();
-		assertThat(runs.get(0).get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(result(runs.get(0), Duration.ofSeconds(10))).isTrue();
 		assertThat(listener.outcomes).containsExactlyInAnyOrder(ClusterSingletonListener.RunOutcome.LEASE_LOST,
 				ClusterSingletonListener.RunOutcome.SUCCESS);
 	}
@@ -218,7 +213,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 		FlakyBackend slow = new FlakyBackend(backend());
 		slow.acquireDelay = TTL.plusMillis(200);
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", slow, Clock.systemUTC(), listener);
+		ClusterSingletonExecutor node = executor("node-a", slow, clock(), listener);
 		AtomicBoolean ran = new AtomicBoolean();
 		AtomicBoolean validInRun = new AtomicBoolean();
 		boolean executed = node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null,
@@ -249,7 +244,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 		slow.acquireDelay = ttl.minusMillis(500);
 		slow.failRenewals.set(true);
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", slow, Clock.systemUTC(), listener, ttl);
+		ClusterSingletonExecutor node = executor("node-a", slow, clock(), listener, ttl);
 		AtomicBoolean ran = new AtomicBoolean();
 		boolean executed = node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null,
 				() -> {
@@ -270,12 +265,12 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 		FlakyBackend slow = new FlakyBackend(backend());
 		slow.acquireDelay = ttl.minusMillis(700);
 		RecordingListener listener = new RecordingListener();
-		ClusterSingletonExecutor node = executor("node-a", slow, Clock.systemUTC(), listener, ttl);
+		ClusterSingletonExecutor node = executor("node-a", slow, clock(), listener, ttl);
 		AtomicBoolean validAfterOldDeadline = new AtomicBoolean();
 		boolean executed = node.execute(JobDefinition.of(job, Duration.ofMinutes(1), Duration.ZERO), (Instant) null,
 				() -> {
 					// past the deadline the grant alone would have had
-					Thread.sleep(1200);
+					advance(Duration.ofMillis(1200));
 					validAfterOldDeadline.set(ClusterSingletonContext.current().isLeaseValid());
 					return null;
 				});
@@ -287,7 +282,7 @@ abstract class EngineWatchdogContract extends EngineContractSupport {
 
 	private AcquireResult awaitAcquired(LeaseRequest request) {
 		AtomicReference<@Nullable AcquireResult> result = new AtomicReference<>();
-		await().atMost(PATIENCE).pollInterval(Duration.ofMillis(50)).until(() -> {
+		awaitUntil(() -> {
 			AcquireResult attempt = backend().tryAcquire(request);
 			result.set(attempt);
 			return attempt.isAcquired();
