@@ -31,6 +31,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.ManualRun;
+import io.github.clustersingleton.RunState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
@@ -136,6 +137,12 @@ final class InMemoryJobControls implements JobControls {
 					StoredLease lease = this.leases.get(name);
 					if (lease != null && (lease.lastSlot == null || lease.lastSlot.isBefore(now))) {
 						lease.lastSlot = now;
+						if (lease.runState != RunState.RUNNING) {
+							// the row's last run ended before the pause: no gap between
+							// it
+							// and the moved slot is left to catch up
+							lease.runSlot = null;
+						}
 					}
 				}
 			}
