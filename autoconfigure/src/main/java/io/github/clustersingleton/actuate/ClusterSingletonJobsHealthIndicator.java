@@ -18,12 +18,10 @@ package io.github.clustersingleton.actuate;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
 import io.github.clustersingleton.JobControl;
-import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.jspecify.annotations.Nullable;
@@ -39,10 +37,8 @@ import org.springframework.util.Assert;
  * so every node reports the same), {@code UP} otherwise. It is a dead man's switch for
  * alerting, not for restarting pods: keep it out of the liveness and readiness groups (it
  * is not in them by default), since no single node can fix a job that the whole cluster
- * fails to run.
- * <p>
- * Jobs paused cluster-wide are listed under {@code paused} (who paused them, when and
- * why) without changing the status: a paused job is not overdue.
+ * fails to run. Jobs paused cluster-wide are never overdue; they are listed under
+ * {@code paused} with who paused them, when and why.
  *
  * @author cluster-singleton contributors
  * @since 0.2.0
@@ -69,9 +65,7 @@ public class ClusterSingletonJobsHealthIndicator extends AbstractHealthIndicator
 			return;
 		}
 		Map<String, Object> overdue = new LinkedHashMap<>();
-		List<JobDefinition> jobs = executor.registeredJobs();
-		addPaused(builder, executor, jobs);
-		for (JobDefinition job : jobs) {
+		for (JobDefinition job : executor.registeredJobs()) {
 			if (executor.isOverdue(job)) {
 				Map<String, Object> details = new LinkedHashMap<>();
 				details.put("alertAfter", job.policies().alertAfter());
@@ -80,43 +74,26 @@ public class ClusterSingletonJobsHealthIndicator extends AbstractHealthIndicator
 				overdue.put(job.name(), details);
 			}
 		}
+		Map<String, Object> paused = new LinkedHashMap<>();
+		executor.cachedControls().values().stream().filter(JobControl::paused).forEach((control) -> {
+			Map<String, Object> details = new LinkedHashMap<>();
+			details.put("pausedBy", (control.pausedBy() != null) ? control.pausedBy() : "unknown");
+			if (control.pausedAt() != null) {
+				details.put("pausedAt", control.pausedAt());
+			}
+			if (control.pauseReason() != null) {
+				details.put("reason", control.pauseReason());
+			}
+			paused.put(control.jobName(), details);
+		});
 		if (overdue.isEmpty()) {
 			builder.up();
 		}
 		else {
 			builder.down().withDetail("overdue", overdue);
 		}
-	}
-
-	private static void addPaused(Health.Builder builder, ClusterSingletonExecutor executor, List<JobDefinition> jobs) {
-		JobControls controls = executor.getBackend().controls().orElse(null);
-		if (controls == null || jobs.isEmpty()) {
-			return;
-		}
-		Map<String, JobControl> read;
-		try {
-			read = controls.read(jobs.stream().map(JobDefinition::name).toList());
-		}
-		catch (RuntimeException ex) {
-			builder.withDetail("controlsError", ex.getClass().getName() + ": " + ex.getMessage());
-			return;
-		}
-		Map<String, Object> paused = new LinkedHashMap<>();
-		for (JobDefinition job : jobs) {
-			JobControl control = read.get(job.name());
-			if (control != null && control.paused()) {
-				Map<String, Object> details = new LinkedHashMap<>();
-				details.put("pausedBy", (control.pausedBy() != null) ? control.pausedBy() : "unknown");
-				if (control.pausedAt() != null) {
-					details.put("pausedAt", control.pausedAt());
-				}
-				if (control.pauseReason() != null) {
-					details.put("reason", control.pauseReason());
-				}
-				paused.put(job.name(), details);
-			}
-		}
 		if (!paused.isEmpty()) {
+			// a paused job is not overdue: an operator stopped it on purpose
 			builder.withDetail("paused", paused);
 		}
 	}
