@@ -218,7 +218,8 @@ class JdbcLeaseSchemaUpgradeTests {
 				never.setSchemaInitializer(
 						new JdbcLeaseSchemaInitializer(dataSource, table, DatabaseInitializationMode.NEVER));
 				assertThatExceptionOfType(ClusterSingletonConfigurationException.class).isThrownBy(never::initialize)
-					.withMessageContaining("lacks the column(s) recover_at ")
+					.withMessageContaining(
+							"lacks the column(s) recover_at, paused_at, paused_by, pause_reason, cron_override ")
 					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN recover_at " + timestamp);
 				JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, table);
 				backend.setSchemaInitializer(
