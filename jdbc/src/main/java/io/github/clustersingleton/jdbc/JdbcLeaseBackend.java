@@ -35,6 +35,7 @@ import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
@@ -108,6 +109,10 @@ public class JdbcLeaseBackend implements LeaseBackend {
 
 	private final RunLedger runLedger = new JdbcRunLedger(this);
 
+	private final JobControls controls = new JdbcJobControls(this);
+
+	private final String manualRunTableName;
+
 	private volatile @Nullable PlatformStatements statements;
 
 	/**
@@ -146,6 +151,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		this.connections = new ConnectionRunner(dataSource);
 		this.tableName = JdbcPlatform.validateTableName(tableName);
 		this.runTableName = JdbcPlatform.validateTableName(runTableName, JdbcPlatform.RUN_TABLE_NAME_PROPERTY);
+		this.manualRunTableName = JdbcPlatform.manualRunTableName(this.tableName);
 	}
 
 	@Override
@@ -249,7 +255,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		catch (InvalidDataAccessResourceUsageException ex) {
 			ClusterSingletonConfigurationException failure = new ClusterSingletonConfigurationException(
 					"The cluster-singleton lease table '" + this.tableName + "' cannot be used: "
-							+ mostSpecificMessage(ex) + ". Let cluster-singleton create it with "
+							+ JdbcStoreCheck.mostSpecificMessage(ex) + ". Let cluster-singleton create it with "
 							+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
 							+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
 							+ "cluster-singleton.jdbc.table-name at the right table",
@@ -265,20 +271,22 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		}
 	}
 
-	private static String mostSpecificMessage(Throwable ex) {
-		Throwable cause = ex;
-		while (cause.getCause() != null && cause.getCause() != cause) {
-			cause = cause.getCause();
-		}
-		return String.valueOf(cause.getMessage());
-	}
-
 	/**
 	 * Return the name of the lease table.
 	 * @return the table name
 	 */
 	public String getTableName() {
 		return this.tableName;
+	}
+
+	/**
+	 * Return the name of the table of run-now requests: the lease table's name with
+	 * {@code _lease} replaced by {@code _manual_run} (or {@code _manual_run} appended).
+	 * @return the table name
+	 * @since 0.1.0
+	 */
+	public String getManualRunTableName() {
+		return this.manualRunTableName;
 	}
 
 	/**
@@ -375,6 +383,16 @@ public class JdbcLeaseBackend implements LeaseBackend {
 		return this.runLedger;
 	}
 
+	/**
+	 * Return the controls, kept on the lease table and in the run-now request table
+	 * ({@link #getManualRunTableName()}).
+	 * @return the controls
+	 */
+	@Override
+	public Optional<JobControls> controls() {
+		return Optional.of(this.controls);
+	}
+
 	@Override
 	public Optional<LeaseInfo> describe(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");
@@ -417,6 +435,10 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @param action the action
 	 * @return the action's result
 	 */
+	<T> T executeOnManualRunTable(String task, ConnectionAction<T> action) {
+		return execute(task, "run-now request table '" + this.manualRunTableName + "'", action);
+	}
+
 	<T> T executeOnRunTable(String task, ConnectionAction<T> action) {
 		return execute(task, "run table '" + this.runTableName + "'", action);
 	}

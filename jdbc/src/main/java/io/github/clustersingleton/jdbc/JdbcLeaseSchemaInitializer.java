@@ -68,6 +68,9 @@ public class JdbcLeaseSchemaInitializer {
 	private static final Pattern DEFAULT_RUN_TABLE_NAME = Pattern
 		.compile("\\b" + Pattern.quote(JdbcPlatform.DEFAULT_RUN_TABLE_NAME) + "\\b");
 
+	private static final Pattern DEFAULT_MANUAL_RUN_TABLE_NAME = Pattern
+		.compile("\\b" + Pattern.quote(JdbcPlatform.DEFAULT_MANUAL_RUN_TABLE_NAME) + "\\b");
+
 	/**
 	 * SQL states of a column that exists already: PostgreSQL's duplicate_column, and
 	 * "column already exists" of MySQL, MariaDB and H2.
@@ -182,8 +185,11 @@ public class JdbcLeaseSchemaInitializer {
 			}
 			// Another node created the table at the same moment: success once it answers
 			try {
-				if (createsRunTable(sql)) {
+				if (creates(sql, this.runTableName)) {
 					statements.runLedger().probeRunTable(connection);
+				}
+				else if (creates(sql, JdbcPlatform.manualRunTableName(this.tableName))) {
+					statements.manualRuns().probe(connection);
 				}
 				else {
 					statements.lease().probe(connection);
@@ -201,12 +207,12 @@ public class JdbcLeaseSchemaInitializer {
 	}
 
 	/**
-	 * Add the run columns that a lease table created before 0.2.0 lacks. A node that adds
-	 * them at the same moment makes this fail with "duplicate column", which is success
-	 * once the columns are there.
+	 * Add the run and control columns that an earlier version's lease table lacks. A node
+	 * that adds them at the same moment makes this fail with "duplicate column", which is
+	 * success once the columns are there.
 	 */
 	private void addRunColumns(Connection connection, SchemaUpgrade upgrade) throws SQLException {
-		for (String column : upgrade.missingRunColumns(connection)) {
+		for (String column : upgrade.missingColumns(connection)) {
 			String sql = upgrade.addColumnStatement(column);
 			try (Statement statement = connection.createStatement()) {
 				statement.execute(sql);
@@ -217,7 +223,7 @@ public class JdbcLeaseSchemaInitializer {
 				if (!isDuplicateColumn(ex) && !isAlreadyExists(ex)) {
 					throw ex;
 				}
-				if (upgrade.missingRunColumns(connection).contains(column)) {
+				if (upgrade.missingColumns(connection).contains(column)) {
 					throw ex;
 				}
 				if (logger.isDebugEnabled()) {
@@ -228,10 +234,9 @@ public class JdbcLeaseSchemaInitializer {
 		}
 	}
 
-	private boolean createsRunTable(String sql) {
+	private static boolean creates(String sql, String table) {
 		return Pattern
-			.compile("\\bTABLE\\s+IF\\s+NOT\\s+EXISTS\\s+" + Pattern.quote(this.runTableName) + "\\b",
-					Pattern.CASE_INSENSITIVE)
+			.compile("\\bTABLE\\s+IF\\s+NOT\\s+EXISTS\\s+" + Pattern.quote(table) + "\\b", Pattern.CASE_INSENSITIVE)
 			.matcher(sql)
 			.find();
 	}
@@ -248,6 +253,8 @@ public class JdbcLeaseSchemaInitializer {
 		String script = DEFAULT_TABLE_NAME.matcher(read(platform.schemaLocation()))
 			.replaceAll(Matcher.quoteReplacement(this.tableName));
 		script = DEFAULT_RUN_TABLE_NAME.matcher(script).replaceAll(Matcher.quoteReplacement(this.runTableName));
+		script = DEFAULT_MANUAL_RUN_TABLE_NAME.matcher(script)
+			.replaceAll(Matcher.quoteReplacement(JdbcPlatform.manualRunTableName(this.tableName)));
 		StringBuilder withoutComments = new StringBuilder();
 		for (String line : script.split("\\R")) {
 			if (!line.trim().startsWith("--")) {

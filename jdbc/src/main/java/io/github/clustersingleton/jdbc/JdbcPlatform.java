@@ -74,6 +74,14 @@ public enum JdbcPlatform {
 	 */
 	static final String DEFAULT_RUN_TABLE_NAME = "cluster_singleton_run";
 
+	/**
+	 * The suffix of the lease table's name that the name of the run-now request table
+	 * replaces, when the lease table's name ends with it.
+	 */
+	private static final String LEASE_SUFFIX = "_lease";
+
+	static final String DEFAULT_MANUAL_RUN_TABLE_NAME = "cluster_singleton_manual_run";
+
 	private final String id;
 
 	JdbcPlatform(String id) {
@@ -164,6 +172,19 @@ public enum JdbcPlatform {
 					+ "'cluster_singleton_lease' or 'myschema.cluster_singleton_lease')");
 		}
 		return tableName;
+	}
+
+	/**
+	 * Return the name of the table of run-now requests that goes with a lease table: the
+	 * lease table's name with {@code _lease} replaced by {@code _manual_run}, else with
+	 * {@code _manual_run} appended (in the lease table's schema, if it names one).
+	 * @param tableName the validated name of the lease table
+	 * @return the name of the run-now request table
+	 */
+	static String manualRunTableName(String tableName) {
+		String base = tableName.regionMatches(true, tableName.length() - LEASE_SUFFIX.length(), LEASE_SUFFIX, 0,
+				LEASE_SUFFIX.length()) ? tableName.substring(0, tableName.length() - LEASE_SUFFIX.length()) : tableName;
+		return base + "_manual_run";
 	}
 
 }

@@ -48,6 +48,8 @@ final class JdbcStatement {
 
 	private static final String RUN_TABLE_PLACEHOLDER = "${runTable}";
 
+	private static final String MANUAL_RUN_TABLE_PLACEHOLDER = "${manualRunTable}";
+
 	private final String resource;
 
 	private final ParsedSql parsedSql;
@@ -98,6 +100,25 @@ final class JdbcStatement {
 	 * @param table the validated table name
 	 * @return the statement
 	 */
+	/**
+	 * Load a statement of the controls, which may name the lease table, as
+	 * {@code ${table}}, and the run-now request table, as {@code ${manualRunTable}}.
+	 * @param platform the platform's directory
+	 * @param name the statement's name
+	 * @param table the validated lease table name
+	 * @param manualRunTable the validated run-now request table name
+	 * @param expandsLists whether the statement has list parameters
+	 * @return the statement
+	 */
+	static JdbcStatement loadControl(String platform, String name, String table, String manualRunTable,
+			boolean expandsLists) {
+		String resource = location(platform, name);
+		return new JdbcStatement(resource,
+				withoutCommentLines(read(resource)).replace(MANUAL_RUN_TABLE_PLACEHOLDER, manualRunTable)
+					.replace(TABLE_PLACEHOLDER, table),
+				expandsLists);
+	}
+
 	static JdbcStatement load(String[] statement, String[] clause, String table) {
 		String first = location(statement[0], statement[1]);
 		String second = location(clause[0], clause[1]);

@@ -65,12 +65,12 @@ final class JdbcStoreCheck {
 	 */
 	private void checkRunColumnsAndTable() {
 		List<String> missing = this.backend.execute("read the columns", (connection, statements) -> {
-			List<String> columns = statements.schemaUpgrade().missingRunColumns(connection);
+			List<String> columns = statements.schemaUpgrade().missingColumns(connection);
 			if (!columns.isEmpty()) {
 				throw new IllegalStateException("The cluster-singleton lease table '" + this.backend.getTableName()
 						+ "' lacks the column(s) " + String.join(", ", columns)
-						+ " that recovery, catch-up and the run ledger need (the table was created by an earlier "
-						+ "version). Add them with: "
+						+ " that recovery, catch-up, the run ledger and the controls need (the table was created by an "
+						+ "earlier " + "version). Add them with: "
 						+ columns.stream()
 							.map(statements.schemaUpgrade()::addColumnStatement)
 							.collect(Collectors.joining("; "))
@@ -92,6 +92,22 @@ final class JdbcStoreCheck {
 						+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
 						+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
 						+ JdbcPlatform.RUN_TABLE_NAME_PROPERTY + " at the right table", ex);
+			}
+			return Boolean.TRUE;
+		});
+		this.backend.executeOnManualRunTable("probe the run-now request table", (connection, statements) -> {
+			try {
+				statements.manualRuns().probe(connection);
+			}
+			catch (SQLException ex) {
+				if (ex.getSQLState() != null && ex.getSQLState().startsWith("08")) {
+					throw ex;
+				}
+				throw new IllegalStateException("The cluster-singleton run-now request table '"
+						+ this.backend.getManualRunTableName() + "' cannot be used: " + ex.getMessage()
+						+ ". Let cluster-singleton create it with cluster-singleton.jdbc.initialize-schema=always, "
+						+ "or create it yourself with the DDL in io/github/clustersingleton/jdbc/schema-<platform>.sql "
+						+ "(see docs/jdbc.md); its name follows " + JdbcPlatform.TABLE_NAME_PROPERTY, ex);
 			}
 			return Boolean.TRUE;
 		});
@@ -122,6 +138,19 @@ final class JdbcStoreCheck {
 	 * @param url the database URL
 	 * @return whether only this JVM can open the database
 	 */
+	/**
+	 * Return the message of the innermost cause of a failure: the driver's own words.
+	 * @param ex the failure
+	 * @return the message
+	 */
+	static String mostSpecificMessage(Throwable ex) {
+		Throwable cause = ex;
+		while (cause.getCause() != null && cause.getCause() != cause) {
+			cause = cause.getCause();
+		}
+		return String.valueOf(cause.getMessage());
+	}
+
 	static boolean isPrivateH2(String url) {
 		if (!url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
 			return false;

@@ -34,6 +34,12 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  */
 final class LeaseParameters {
 
+	/**
+	 * The name of the row that holds the pause of every job: blank, so that no job can
+	 * have it (a job's name has text).
+	 */
+	static final String ALL_JOBS = " ";
+
 	private final TimeBinding time;
 
 	LeaseParameters(TimeBinding time) {
@@ -58,8 +64,7 @@ final class LeaseParameters {
 	 * @return the parameters
 	 */
 	MapSqlParameterSource acquire(LeaseRequest request) {
-		MapSqlParameterSource parameters = new MapSqlParameterSource().addValue("name", request.jobName())
-			.addValue("owner", request.owner())
+		MapSqlParameterSource parameters = job(request.jobName()).addValue("owner", request.owner())
 			.addValue("leaseToken", request.leaseToken())
 			.addValue("ttlMillis", request.ttl().toMillis())
 			.addValue("slot", this.time.bind(request.slot()))
@@ -84,6 +89,16 @@ final class LeaseParameters {
 	 * @param attempt its attempt
 	 * @return the parameters
 	 */
+	/**
+	 * Return the parameters that name a job, and the row that holds the pause of every
+	 * job.
+	 * @param jobName the job
+	 * @return the parameters {@code name} and {@code allJobs}
+	 */
+	static MapSqlParameterSource job(String jobName) {
+		return new MapSqlParameterSource().addValue("name", jobName).addValue("allJobs", ALL_JOBS);
+	}
+
 	MapSqlParameterSource startRun(HeldLease lease, Instant slot, int attempt) {
 		return new MapSqlParameterSource().addValue("name", lease.jobName())
 			.addValue("leaseToken", lease.leaseToken())

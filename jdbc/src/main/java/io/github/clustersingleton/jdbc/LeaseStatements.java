@@ -208,6 +208,26 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 				if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
 					return this.rows.acquired(request, resultSet);
 				}
+				return AcquireResult.nothingPending();
+			}
+		}
+		return refusedRecovery(connection, request);
+	}
+
+	/**
+	 * Return the outcome of a recovery claim that neither took nor marked the job's row:
+	 * {@link AcquireResult.Outcome#PAUSED paused} when the row, read now, shows the job
+	 * or every job paused, else nothing pending.
+	 * @param connection the connection
+	 * @param request the recovery claim
+	 * @return the outcome
+	 * @throws SQLException on a database error
+	 */
+	protected final AcquireResult refusedRecovery(Connection connection, LeaseRequest request) throws SQLException {
+		try (PreparedStatement statement = this.selectState.prepare(connection, LeaseParameters.job(request.jobName()));
+				ResultSet resultSet = statement.executeQuery()) {
+			if (resultSet.next() && resultSet.getInt("paused") == 1) {
+				return AcquireResult.paused(this.time.read(resultSet, "last_slot"));
 			}
 		}
 		return AcquireResult.nothingPending();
@@ -283,8 +303,8 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	 * @throws SQLException on a database error
 	 */
 	protected final AcquireResult readOutcome(Connection connection, LeaseRequest request) throws SQLException {
-		try (PreparedStatement statement = this.selectState.prepare(connection,
-				new MapSqlParameterSource("name", request.jobName())); ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = this.selectState.prepare(connection, LeaseParameters.job(request.jobName()));
+				ResultSet resultSet = statement.executeQuery()) {
 			if (!resultSet.next()) {
 				return AcquireResult.notAcquired(request, null, null);
 			}
@@ -374,8 +394,8 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	}
 
 	private boolean carriesRunToken(Connection connection, HeldLease lease) throws SQLException {
-		try (PreparedStatement statement = this.selectState.prepare(connection,
-				new MapSqlParameterSource("name", lease.jobName())); ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = this.selectState.prepare(connection, LeaseParameters.job(lease.jobName()));
+				ResultSet resultSet = statement.executeQuery()) {
 			if (!resultSet.next()) {
 				return false;
 			}
@@ -397,9 +417,12 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 			if (!resultSet.next()) {
 				return Optional.empty();
 			}
-			return Optional.of(new LeaseInfo(jobName, resultSet.getString("owner"), resultSet.getInt("live") == 1,
-					this.time.read(resultSet, "acquired_at"), this.time.read(resultSet, "expires_at"),
-					resultSet.getLong("fencing_token"), this.time.read(resultSet, "last_slot")));
+			// a row that only holds controls has no holder yet
+			String owner = resultSet.getString("owner");
+			return Optional.of(new LeaseInfo(jobName, (owner == null || owner.isEmpty()) ? null : owner,
+					resultSet.getInt("live") == 1, this.time.read(resultSet, "acquired_at"),
+					this.time.read(resultSet, "expires_at"), resultSet.getLong("fencing_token"),
+					this.time.read(resultSet, "last_slot")));
 		}
 	}
 

@@ -77,7 +77,7 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	AcquireResult recover(Connection connection, LeaseRequest request) throws SQLException {
 		try (PreparedStatement statement = this.recover.prepare(connection, this.parameters.acquire(request))) {
 			if (statement.executeUpdate() == 0) {
-				return AcquireResult.nothingPending();
+				return refusedRecovery(connection, request);
 			}
 		}
 		AcquireResult result = readOutcome(connection, request);
@@ -104,8 +104,8 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 		}
 		// a driver that does not report LAST_INSERT_ID(expr) as a key: read the row,
 		// which shows the new fencing token as long as it still carries our lease token
-		try (PreparedStatement statement = this.selectState.prepare(connection,
-				new MapSqlParameterSource("name", lease.jobName())); ResultSet resultSet = statement.executeQuery()) {
+		try (PreparedStatement statement = this.selectState.prepare(connection, LeaseParameters.job(lease.jobName()));
+				ResultSet resultSet = statement.executeQuery()) {
 			if (resultSet.next() && lease.leaseToken().equals(resultSet.getString("lease_token"))) {
 				return OptionalLong.of(resultSet.getLong("fencing_token"));
 			}

@@ -23,10 +23,12 @@ package io.github.clustersingleton.jdbc;
  * @param lease the lease table's statements
  * @param runLedger the run table's statements
  * @param schemaUpgrade the lease table's upgrade
+ * @param controls the statements of the controls on the lease table
+ * @param manualRuns the run-now request table's statements
  * @author cluster-singleton contributors
  */
 record PlatformStatements(JdbcPlatform platform, LeaseStatements lease, RunLedgerStatements runLedger,
-		SchemaUpgrade schemaUpgrade) {
+		SchemaUpgrade schemaUpgrade, ControlStatements controls, ManualRunStatements manualRuns) {
 
 	/**
 	 * Return the statements of a platform.
@@ -39,8 +41,11 @@ record PlatformStatements(JdbcPlatform platform, LeaseStatements lease, RunLedge
 		// MariaDB shares MySQL's statements but for its acquisition
 		String directory = (platform == JdbcPlatform.MARIADB) ? JdbcPlatform.MYSQL.id() : platform.id();
 		TimeBinding time = TimeBinding.of(platform);
+		ManualRunStatements manualRuns = new ManualRunStatements(directory, table,
+				JdbcPlatform.manualRunTableName(table), time);
 		return new PlatformStatements(platform, LeaseStatements.of(platform, table),
-				new RunLedgerStatements(directory, table, runTable, time), new SchemaUpgrade(directory, table, time));
+				new RunLedgerStatements(directory, table, runTable, time), new SchemaUpgrade(directory, table, time),
+				new ControlStatements(directory, table, manualRuns, time), manualRuns);
 	}
 
 }

@@ -24,13 +24,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
- * The upgrade of a lease table created by an earlier version: which run columns it lacks
- * ({@code <platform>/columns.sql}) and the {@code ALTER TABLE} statements that add them,
- * for the schema initializer and the store's startup check alike.
+ * The upgrade of a lease table created by an earlier version: which run and control
+ * columns it lacks ({@code <platform>/columns.sql}) and the {@code ALTER TABLE}
+ * statements that add them, for the schema initializer and the store's startup check
+ * alike.
  *
  * @author cluster-singleton contributors
  */
@@ -40,6 +42,17 @@ final class SchemaUpgrade {
 	 * The columns of the job's current run on the lease table, added in 0.2.0.
 	 */
 	static final List<String> RUN_COLUMNS = List.of("run_slot", "attempt", "run_state", "retry_at", "recover_at");
+
+	/**
+	 * The columns of the job's controls on the lease table: its pause and its cron
+	 * override.
+	 */
+	static final List<String> CONTROL_COLUMNS = List.of("paused_at", "paused_by", "pause_reason", "cron_override");
+
+	/**
+	 * The columns an earlier version's lease table may lack, in the order they are added.
+	 */
+	static final List<String> UPGRADE_COLUMNS = Stream.concat(RUN_COLUMNS.stream(), CONTROL_COLUMNS.stream()).toList();
 
 	private final String table;
 
@@ -60,12 +73,13 @@ final class SchemaUpgrade {
 	}
 
 	/**
-	 * Return the run columns the lease table lacks (a table created before 0.2.0).
+	 * Return the run and control columns the lease table lacks (a table created by an
+	 * earlier version).
 	 * @param connection a connection
-	 * @return the missing columns, in {@link #RUN_COLUMNS} order
+	 * @return the missing columns, in {@link #UPGRADE_COLUMNS} order
 	 * @throws SQLException on a database error
 	 */
-	List<String> missingRunColumns(Connection connection) throws SQLException {
+	List<String> missingColumns(Connection connection) throws SQLException {
 		Set<String> present = new HashSet<>();
 		try (PreparedStatement statement = this.columns.prepare(connection, new MapSqlParameterSource());
 				ResultSet resultSet = statement.executeQuery()) {
@@ -74,19 +88,21 @@ final class SchemaUpgrade {
 				present.add(metaData.getColumnLabel(i).toLowerCase(Locale.ROOT));
 			}
 		}
-		return RUN_COLUMNS.stream().filter((column) -> !present.contains(column)).toList();
+		return UPGRADE_COLUMNS.stream().filter((column) -> !present.contains(column)).toList();
 	}
 
 	/**
-	 * Return the statement that adds a run column to the lease table.
-	 * @param column one of {@link #RUN_COLUMNS}
+	 * Return the statement that adds a run or control column to the lease table.
+	 * @param column one of {@link #UPGRADE_COLUMNS}
 	 * @return the {@code ALTER TABLE} statement
 	 */
 	String addColumnStatement(String column) {
 		String type = switch (column) {
-			case "run_slot", "retry_at", "recover_at" -> this.time.columnType();
+			case "run_slot", "retry_at", "recover_at", "paused_at" -> this.time.columnType();
 			case "attempt" -> "INT";
 			case "run_state" -> "VARCHAR(16)";
+			case "paused_by", "cron_override" -> "VARCHAR(255)";
+			case "pause_reason" -> "VARCHAR(500)";
 			default -> throw new IllegalArgumentException("Unknown run column '" + column + "'");
 		};
 		return "ALTER TABLE " + this.table + " ADD COLUMN " + column + " " + type;

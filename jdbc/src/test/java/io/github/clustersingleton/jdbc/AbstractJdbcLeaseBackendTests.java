@@ -82,6 +82,10 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 
 	private JdbcLeaseBackend unreachableBackend;
 
+	private final String isolatedTable = "cs_ctl_" + UUID.randomUUID().toString().substring(0, 8) + "_lease";
+
+	private boolean isolatedTableCreated;
+
 	/**
 	 * Return a new pool on the database under test.
 	 * @return the pool
@@ -152,6 +156,15 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 		if (this.pool == null) {
 			return;
 		}
+		if (this.isolatedTableCreated) {
+			try (Connection connection = this.pool.getConnection();
+					Statement statement = connection.createStatement()) {
+				for (String table : List.of(this.isolatedTable, isolatedRunTable(),
+						JdbcPlatform.manualRunTableName(this.isolatedTable))) {
+					statement.execute("DROP TABLE IF EXISTS " + table);
+				}
+			}
+		}
 		try (Connection connection = this.pool.getConnection();
 				PreparedStatement statement = connection
 					.prepareStatement("DELETE FROM " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " WHERE name LIKE ?")) {
@@ -179,6 +192,33 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 	@Override
 	protected LeaseBackend unreachableBackend() {
 		return this.unreachableBackend;
+	}
+
+	/**
+	 * Return {@code true}: the JDBC store keeps controls.
+	 */
+	@Override
+	protected boolean supportsControls() {
+		return true;
+	}
+
+	/**
+	 * Return a new backend on lease, run and run-now request tables of this test class's
+	 * own, created on first use and dropped after the class.
+	 */
+	@Override
+	protected synchronized LeaseBackend isolatedBackend() {
+		if (!this.isolatedTableCreated) {
+			assertThat(new JdbcLeaseSchemaInitializer(this.dataSource, this.isolatedTable, isolatedRunTable(),
+					DatabaseInitializationMode.ALWAYS)
+				.initialize()).isTrue();
+			this.isolatedTableCreated = true;
+		}
+		return new JdbcLeaseBackend(this.dataSource, this.isolatedTable, isolatedRunTable());
+	}
+
+	private String isolatedRunTable() {
+		return this.isolatedTable.replace("_lease", "_run");
 	}
 
 	@Override

@@ -5,6 +5,9 @@
 -- later than the last claimed one; the fencing token then goes up by one.
 -- A slot later than the database's clock plus :slotToleranceMillis (the node's clock runs
 -- ahead) is refused outright: neither branch of the MERGE applies.
+-- A paused job (paused_at on its row) or every job paused (paused_at on the row named
+-- :allJobs, which no job can be named) is not claimed: neither branch applies, and
+-- select-state.sql reports the claim paused.
 SELECT fencing_token, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
   MERGE INTO ${table} l
   USING (VALUES (CAST(:name AS VARCHAR(200)), CAST(:owner AS VARCHAR(255)), CAST(:leaseToken AS VARCHAR(64)),
@@ -14,6 +17,8 @@ SELECT fencing_token, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
      ON l.name = r.name
    WHEN MATCHED
     AND l.expires_at <= CURRENT_TIMESTAMP
+    AND l.paused_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
     AND (r.slot IS NULL OR l.last_slot IS NULL OR l.last_slot < r.slot)
     AND (r.slot IS NULL OR r.slot <= DATEADD(MILLISECOND, r.tolerance, CURRENT_TIMESTAMP)) THEN
         UPDATE SET owner = r.owner,
@@ -23,6 +28,7 @@ SELECT fencing_token, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
                    last_slot = COALESCE(r.slot, l.last_slot),
                    fencing_token = l.fencing_token + 1
    WHEN NOT MATCHED
+    AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
     AND (r.slot IS NULL OR r.slot <= DATEADD(MILLISECOND, r.tolerance, CURRENT_TIMESTAMP)) THEN
         INSERT (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token)
         VALUES (r.name, r.owner, r.lease_token, CURRENT_TIMESTAMP, DATEADD(MILLISECOND, r.ttl, CURRENT_TIMESTAMP),

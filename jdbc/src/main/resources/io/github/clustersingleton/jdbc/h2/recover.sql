@@ -13,6 +13,8 @@
 -- H2 has no clock other than the statement's start (CURRENT_TIMESTAMP): a mark that waited
 -- for the row lock counts its grace from the time the statement began, so it becomes
 -- visible with up to LOCK_TIMEOUT of its grace spent.
+-- A paused job, or any job while every job is paused (the row named :allJobs), is neither
+-- taken nor marked: the statement changes nothing and the caller reports it paused.
 -- Yields the row as the claim left it when the row was taken or marked (our lease token in
 -- it means taken); none otherwise.
 SELECT lease_token, fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP AS store_time
@@ -40,6 +42,8 @@ SELECT lease_token, fencing_token, last_slot, run_slot, attempt, run_state, CURR
                                          DATEADD(MILLISECOND, CAST(:graceMillis AS BIGINT), CURRENT_TIMESTAMP))
                            END
    WHERE name = :name
+     AND paused_at IS NULL
+     AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
      AND expires_at <= CURRENT_TIMESTAMP
      AND run_slot IS NOT NULL
      AND ((attempt < :maxAttempts

@@ -13,33 +13,39 @@
 -- other one tests "the row carries our token (taken by the first assignment, seen in
 -- left-to-right order) or the stored row allows taking it (seen with simultaneous
 -- assignment)", which is true in both orders exactly when the lease was taken.
+-- A paused job (paused_at on its row) or every job paused (paused_at on the row named
+-- :allJobs, which no job can be named) is not claimed: the upsert reads the row's latest
+-- version under its lock, and takes the lease only while paused_at is NULL; the pause of
+-- every job stops the SELECT (a locking read of that row under REPEATABLE READ) before
+-- anything is inserted. select-state.sql then reports the claim paused.
 INSERT INTO ${table} (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token)
 SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
        UTC_TIMESTAMP(6) + INTERVAL :ttlMillis * 1000 MICROSECOND, :slot, 1
   FROM DUAL
- WHERE :slot IS NULL
-    OR :slot <= UTC_TIMESTAMP(6) + INTERVAL :slotToleranceMillis * 1000 MICROSECOND
+ WHERE (:slot IS NULL
+        OR :slot <= UTC_TIMESTAMP(6) + INTERVAL :slotToleranceMillis * 1000 MICROSECOND)
+   AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
     ON DUPLICATE KEY UPDATE
-       lease_token = IF(expires_at <= UTC_TIMESTAMP(6)
+       lease_token = IF(expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
                         AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot)),
                         VALUES(lease_token), lease_token),
        owner = IF(lease_token = VALUES(lease_token)
-                  OR (expires_at <= UTC_TIMESTAMP(6)
+                  OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
                       AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                   VALUES(owner), owner),
        acquired_at = IF(lease_token = VALUES(lease_token)
-                        OR (expires_at <= UTC_TIMESTAMP(6)
+                        OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
                             AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                         VALUES(acquired_at), acquired_at),
        fencing_token = IF(lease_token = VALUES(lease_token)
-                          OR (expires_at <= UTC_TIMESTAMP(6)
+                          OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
                               AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                           fencing_token + 1, fencing_token),
        last_slot = IF(lease_token = VALUES(lease_token)
-                      OR (expires_at <= UTC_TIMESTAMP(6)
+                      OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
                           AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                       COALESCE(VALUES(last_slot), last_slot), last_slot),
        expires_at = IF(lease_token = VALUES(lease_token)
-                       OR (expires_at <= UTC_TIMESTAMP(6)
+                       OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
                            AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                        VALUES(expires_at), expires_at)

@@ -26,6 +26,8 @@
 -- UTC_TIMESTAMP(6): the time the statement began is never later than the time the row is
 -- read, so a claim that waited can only find the lease live, or the run within its grace,
 -- for longer.
+-- A paused job, or any job while every job is paused (the row named :allJobs), is neither
+-- taken nor marked: the statement changes nothing and the caller reports it paused.
 UPDATE ${table}
    SET owner = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
                            AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
@@ -50,6 +52,9 @@ UPDATE ${table}
                                            + :graceMillis * 1000 MICROSECOND),
                        NULL)
  WHERE name = :name
+   AND paused_at IS NULL
+   AND NOT EXISTS (SELECT 1 FROM (SELECT m.paused_at FROM ${table} m WHERE m.name = :allJobs) a
+                    WHERE a.paused_at IS NOT NULL)
    AND expires_at <= UTC_TIMESTAMP(6)
    AND run_slot IS NOT NULL
    AND ((attempt < :maxAttempts

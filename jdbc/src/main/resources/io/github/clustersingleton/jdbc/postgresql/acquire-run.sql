@@ -20,6 +20,11 @@
 -- acquired, else acquired = 0 with the row's holder and last slot, read in the same round
 -- trip as in acquire.sql (refused: FOR SHARE, the row as the refused claim saw it; skewed:
 -- no lock); no row at all only when the job's first insert is another transaction's.
+-- A paused job (paused_at on its row) or every job paused (paused_at on the row named
+-- :allJobs, which no job can be named) is not claimed: the row's pause is re-checked by the
+-- ON CONFLICT clause on the row's latest version after any wait for its lock, and the
+-- pause of every job stops the SELECT before anything is inserted or locked. A refused
+-- claim reports paused = 1 and changes nothing.
 WITH claim AS (
   INSERT INTO ${table} AS l (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
                              run_slot, attempt, run_state, retry_at, recover_at)
@@ -29,9 +34,10 @@ WITH claim AS (
          CASE WHEN CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NOT NULL THEN 1 END,
          CASE WHEN CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NOT NULL THEN 'running' END,
          CAST(NULL AS TIMESTAMP WITH TIME ZONE), CAST(NULL AS TIMESTAMP WITH TIME ZONE)
-   WHERE CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NULL
-      OR CAST(:slot AS TIMESTAMP WITH TIME ZONE)
-         <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond'
+   WHERE (CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NULL
+          OR CAST(:slot AS TIMESTAMP WITH TIME ZONE)
+             <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond')
+     AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
       ON CONFLICT (name) DO UPDATE
      SET owner = EXCLUDED.owner,
          lease_token = EXCLUDED.lease_token,
@@ -54,12 +60,13 @@ WITH claim AS (
                             FALSE) AS new_run) c),
          recover_at = NULL
    WHERE l.expires_at <= CURRENT_TIMESTAMP
+     AND l.paused_at IS NULL
      AND NOT COALESCE(:recoverLost = 1 AND l.run_state = 'running' AND l.attempt < :maxAttempts
                       AND (l.recover_at IS NULL OR l.recover_at > CURRENT_TIMESTAMP), FALSE)
      AND (EXCLUDED.last_slot IS NULL OR l.last_slot IS NULL OR l.last_slot < EXCLUDED.last_slot)
   RETURNING fencing_token, last_slot, run_slot, attempt, run_state
 ), refused AS (
-SELECT r.owner, r.last_slot
+SELECT r.owner, r.last_slot, CASE WHEN r.paused_at IS NOT NULL OR EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL) THEN 1 ELSE 0 END AS paused
   FROM ${table} r
  WHERE r.name = :name
    AND NOT EXISTS (SELECT 1 FROM claim)
@@ -68,20 +75,20 @@ SELECT r.owner, r.last_slot
            <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond')
    FOR SHARE
 ), skewed AS (
-SELECT r.owner, r.last_slot
+SELECT r.owner, r.last_slot, 0 AS paused
   FROM (SELECT 1) t
   LEFT JOIN ${table} r ON r.name = :name
  WHERE CAST(:slot AS TIMESTAMP WITH TIME ZONE)
        > CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond'
 )
 SELECT 1 AS acquired, c.fencing_token, CAST(NULL AS VARCHAR(255)) AS owner, c.last_slot, c.run_slot, c.attempt,
-       c.run_state, CURRENT_TIMESTAMP AS store_time
+       c.run_state, CURRENT_TIMESTAMP AS store_time, 0 AS paused
   FROM claim c
  UNION ALL
 SELECT 0, CAST(NULL AS BIGINT), f.owner, f.last_slot, CAST(NULL AS TIMESTAMP WITH TIME ZONE), CAST(NULL AS INT),
-       CAST(NULL AS VARCHAR(16)), clock_timestamp()
+       CAST(NULL AS VARCHAR(16)), clock_timestamp(), f.paused
   FROM refused f
  UNION ALL
 SELECT 0, CAST(NULL AS BIGINT), s.owner, s.last_slot, CAST(NULL AS TIMESTAMP WITH TIME ZONE), CAST(NULL AS INT),
-       CAST(NULL AS VARCHAR(16)), CURRENT_TIMESTAMP
+       CAST(NULL AS VARCHAR(16)), CURRENT_TIMESTAMP, s.paused
   FROM skewed s

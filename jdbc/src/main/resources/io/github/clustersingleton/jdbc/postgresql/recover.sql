@@ -21,6 +21,8 @@
 -- expired and whether a mark's grace has passed are judged by CURRENT_TIMESTAMP: the time
 -- the statement began is never later than the time the row is read, so a claim that waited
 -- can only find the lease live, or the run within its grace, for longer.
+-- A paused job, or any job while every job is paused (the row named :allJobs), is neither
+-- taken nor marked: the statement changes nothing and the caller reports it paused.
 -- Returns one row, the row as the claim left it, when the row was taken or marked: our
 -- lease token in it means taken; none otherwise.
 UPDATE ${table}
@@ -44,6 +46,8 @@ UPDATE ${table}
                          THEN COALESCE(recover_at, clock_timestamp() + :graceMillis * INTERVAL '1 millisecond')
                          END
  WHERE name = :name
+   AND paused_at IS NULL
+   AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
    AND expires_at <= CURRENT_TIMESTAMP
    AND run_slot IS NOT NULL
    AND ((attempt < :maxAttempts
