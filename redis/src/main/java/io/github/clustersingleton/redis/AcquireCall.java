@@ -40,10 +40,12 @@ import static io.github.clustersingleton.redis.RedisReplies.millis;
  * @param ttlMillis the TTL in milliseconds
  * @param withPauseAll whether the pause-all key is passed, so that the claim checks the
  * pause of every job atomically (not in a Redis Cluster, where it lives on another slot)
+ * @param pauseAllChecked whether the caller read the pause-all key and found no pause,
+ * for a job never claimed before, without the pause-all key
  * @author cluster-singleton contributors
  */
-record AcquireCall(LeaseRequest request, long ttlMillis,
-		boolean withPauseAll) implements RedisScriptCall<AcquireCall.Reply>, GrantingCall {
+record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll,
+		boolean pauseAllChecked) implements RedisScriptCall<AcquireCall.Reply>, GrantingCall {
 
 	@Override
 	public String jobName() {
@@ -80,13 +82,14 @@ record AcquireCall(LeaseRequest request, long ttlMillis,
 				millis(this.request.slot()), Long.toString(this.request.slotTolerance().toMillis()),
 				flag(policy.recoverLost()), flag(policy.recoverFailed()), Integer.toString(policy.maxAttempts()),
 				flag(policy.catchUp()), millis(this.request.previousSlot()), flag(this.request.recovery()),
-				Long.toString(this.request.recoveryGrace().toMillis()));
+				Long.toString(this.request.recoveryGrace().toMillis()), flag(this.pauseAllChecked));
 	}
 
 	/**
 	 * Decode {@code {1, fence, now[, last_slot, run_slot, attempt, run_state]}} (the run
-	 * part read only under an active policy), {@code {2, last_slot, now}} (paused) or
-	 * {@code {0, holder, last_slot, now}}.
+	 * part read only under an active policy), {@code {2, last_slot, now}} (paused),
+	 * {@code {3, now}} (read the pause of every job first) or {@code {0, holder,
+	 * last_slot, now}}.
 	 */
 	@Override
 	public Reply decode(List<Object> reply) {
@@ -95,15 +98,19 @@ record AcquireCall(LeaseRequest request, long ttlMillis,
 			Instant storeTime = asTime(element(reply, 2));
 			long fence = asLong(element(reply, 1));
 			if (!this.request.policy().isActive()) {
-				return new Reply(true, false, fence, storeTime, null, null, null);
+				return new Reply(true, false, false, fence, storeTime, null, null, null);
 			}
-			return new Reply(true, false, fence, storeTime, null, asInstant(element(reply, 3)),
+			return new Reply(true, false, false, fence, storeTime, null, asInstant(element(reply, 3)),
 					slotRun(element(reply, 4), element(reply, 5), element(reply, 6)));
 		}
 		if (outcome == 2) {
-			return new Reply(false, true, 0, asTime(element(reply, 2)), null, asInstant(element(reply, 1)), null);
+			return new Reply(false, true, false, 0, asTime(element(reply, 2)), null, asInstant(element(reply, 1)),
+					null);
 		}
-		return new Reply(false, false, 0, asTime(element(reply, 3)), asText(element(reply, 1)),
+		if (outcome == 3) {
+			return new Reply(false, false, true, 0, asTime(element(reply, 1)), null, null, null);
+		}
+		return new Reply(false, false, false, 0, asTime(element(reply, 3)), asText(element(reply, 1)),
 				asInstant(element(reply, 2)), null);
 	}
 
@@ -121,6 +128,8 @@ record AcquireCall(LeaseRequest request, long ttlMillis,
 	 *
 	 * @param acquired whether the lease was acquired
 	 * @param paused whether the claim was refused because the job is paused
+	 * @param checkPauseAll whether the caller must read the pause of every job and ask
+	 * again
 	 * @param fence the fencing token of the acquisition (0 when not acquired)
 	 * @param storeTime the server's clock
 	 * @param holder who holds the lease, when not acquired
@@ -128,8 +137,8 @@ record AcquireCall(LeaseRequest request, long ttlMillis,
 	 * policy)
 	 * @param run the job's current run, when acquired under an active policy
 	 */
-	record Reply(boolean acquired, boolean paused, long fence, @Nullable Instant storeTime, @Nullable String holder,
-			@Nullable Instant lastSlot, @Nullable SlotRun run) {
+	record Reply(boolean acquired, boolean paused, boolean checkPauseAll, long fence, @Nullable Instant storeTime,
+			@Nullable String holder, @Nullable Instant lastSlot, @Nullable SlotRun run) {
 
 	}
 

@@ -17,6 +17,8 @@ package io.github.clustersingleton.redis;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import static io.github.clustersingleton.redis.RedisReplies.asLong;
 import static io.github.clustersingleton.redis.RedisReplies.element;
 import static io.github.clustersingleton.redis.RedisReplies.flag;
@@ -25,12 +27,14 @@ import static io.github.clustersingleton.redis.RedisReplies.flag;
  * A call of {@code control-resume.lua}: resume a job, or clear a pause of every job.
  *
  * @param key the job's meta key or the pause-all key
+ * @param leaseKey the job's lease key, {@code null} with the pause-all key
  * @param skip whether the slots that passed while paused are skipped (a resume without
  * catch-up)
  * @param all whether this is a resume of every job
  * @author cluster-singleton contributors
  */
-record ControlResumeCall(String key, boolean skip, boolean all) implements RedisScriptCall<Boolean> {
+record ControlResumeCall(String key, @Nullable String leaseKey, boolean skip,
+		boolean all) implements RedisScriptCall<Boolean> {
 
 	@Override
 	public RedisLeaseScript script() {
@@ -39,7 +43,7 @@ record ControlResumeCall(String key, boolean skip, boolean all) implements Redis
 
 	@Override
 	public List<String> keys(RedisKeys keys) {
-		return List.of(this.key);
+		return (this.leaseKey != null) ? List.of(this.key, this.leaseKey) : List.of(this.key);
 	}
 
 	@Override

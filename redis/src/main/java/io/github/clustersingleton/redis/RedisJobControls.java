@@ -18,11 +18,13 @@ package io.github.clustersingleton.redis;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.JobControls;
@@ -116,6 +118,14 @@ final class RedisJobControls implements JobControls {
 		return controls(jobs, all, stored);
 	}
 
+	/**
+	 * Return whether every job is paused, by one read of the pause-all key.
+	 * @return whether every job is paused
+	 */
+	boolean pausedAll() {
+		return new ControlReadCall(List.of(), true).execute(this.executor, this.keys).all() != null;
+	}
+
 	private static Map<String, JobControl> controls(List<String> jobs, ControlReadCall.@Nullable Pause all,
 			Map<String, ControlReadCall.Job> stored) {
 		Map<String, JobControl> controls = new LinkedHashMap<>();
@@ -144,8 +154,15 @@ final class RedisJobControls implements JobControls {
 			return;
 		}
 		new ControlPauseCall(this.keys.controls(), pausedBy, why, false).send(this.executor, this.keys);
-		for (String metaKey : metaKeys()) {
-			new ControlPauseCall(metaKey, pausedBy, "", true).send(this.executor, this.keys);
+		// twice: the second pass marks the jobs whose first claim read no pause just
+		// before it was written, and stored their meta hash while the first pass scanned
+		Set<String> marked = new HashSet<>();
+		for (int pass = 0; pass < 2; pass++) {
+			for (String stored : storedJobs()) {
+				if (marked.add(stored)) {
+					new ControlPauseCall(this.keys.meta(stored), pausedBy, "", true).send(this.executor, this.keys);
+				}
+			}
 		}
 	}
 
@@ -159,23 +176,29 @@ final class RedisJobControls implements JobControls {
 	public void resume(@Nullable String jobName, boolean catchUp) {
 		if (jobName != null) {
 			Assert.hasText(jobName, "'jobName' must not be empty");
-			new ControlResumeCall(this.keys.meta(jobName), !catchUp, false).send(this.executor, this.keys);
+			new ControlResumeCall(this.keys.meta(jobName), this.keys.lease(jobName), !catchUp, false)
+				.send(this.executor, this.keys);
 			return;
 		}
-		for (String metaKey : metaKeys()) {
-			new ControlResumeCall(metaKey, !catchUp, true).send(this.executor, this.keys);
+		for (String stored : storedJobs()) {
+			new ControlResumeCall(this.keys.meta(stored), this.keys.lease(stored), !catchUp, true).send(this.executor,
+					this.keys);
 		}
-		new ControlResumeCall(this.keys.controls(), false, true).send(this.executor, this.keys);
+		new ControlResumeCall(this.keys.controls(), null, false, true).send(this.executor, this.keys);
 	}
 
-	private List<String> metaKeys() {
-		List<String> metaKeys = new ArrayList<>();
+	/**
+	 * Return the jobs whose meta hash exists, by {@code SCAN} on every master.
+	 */
+	private List<String> storedJobs() {
+		List<String> jobs = new ArrayList<>();
 		for (String key : new LinkedHashSet<>(this.executor.scan(this.keys.metaPattern()))) {
-			if (this.keys.jobOfMeta(key) != null) {
-				metaKeys.add(key);
+			String jobName = this.keys.jobOfMeta(key);
+			if (jobName != null) {
+				jobs.add(jobName);
 			}
 		}
-		return metaKeys;
+		return jobs;
 	}
 
 	@Override

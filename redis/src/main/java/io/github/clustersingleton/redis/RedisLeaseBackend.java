@@ -269,10 +269,9 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	private AcquireCall.Reply acquire(LeaseRequest request) {
 		boolean withPauseAll = !this.grouping.perSlot();
+		AcquireCall.Reply reply;
 		try {
-			return this.replicaWait
-				.execute(new AcquireCall(request, ttlMillis(request.ttl()), withPauseAll), request.ttl())
-				.reply();
+			reply = acquire(request, withPauseAll, false);
 		}
 		catch (RuntimeException ex) {
 			if (!withPauseAll || !RedisErrors.isCrossSlot(ex)) {
@@ -280,9 +279,23 @@ public class RedisLeaseBackend implements LeaseBackend {
 			}
 			// refused before the script ran: nothing was written
 			this.grouping.crossSlot();
-			return this.replicaWait.execute(new AcquireCall(request, ttlMillis(request.ttl()), false), request.ttl())
-				.reply();
+			reply = acquire(request, false, false);
 		}
+		if (!reply.checkPauseAll()) {
+			return reply;
+		}
+		// a Redis Cluster, and a job never claimed before: its meta hash cannot carry the
+		// mark of a pause of every job, so that pause is read first
+		if (this.controls.pausedAll()) {
+			return new AcquireCall.Reply(false, true, false, 0, reply.storeTime(), null, null, null);
+		}
+		return acquire(request, false, true);
+	}
+
+	private AcquireCall.Reply acquire(LeaseRequest request, boolean withPauseAll, boolean pauseAllChecked) {
+		return this.replicaWait
+			.execute(new AcquireCall(request, ttlMillis(request.ttl()), withPauseAll, pauseAllChecked), request.ttl())
+			.reply();
 	}
 
 	@Override

@@ -19,6 +19,8 @@
 -- ARGV[10] the cron slot before ARGV[4] in epoch milliseconds, or '' for none
 -- ARGV[11] '1' for a recovery claim (ARGV[4] is then ''), else '0' (missing: '0')
 -- ARGV[12] the recovery grace in milliseconds (missing: 0)
+-- ARGV[13] '1' when the caller read the pause-all hash and found no pause, after this
+--          script answered {3, now} (missing: '0'); only without KEYS[3]
 -- KEYS[3]  optional: the pause-all hash <prefix>:controls (paused_at, ...), passed where
 --          it shares the server with the job's keys (not in a Redis Cluster)
 --
@@ -45,14 +47,15 @@
 -- only at or after recover_at, and fails meanwhile, as while the lease is live.
 -- Every successful claim sets run_token to its lease token and clears recover_at.
 -- A paused job (the meta hash's paused_at, or all_paused_at that a pause of every job
--- marked, or the pause-all hash KEYS[3]'s paused_at) is not claimed: a first claim that
--- would otherwise be tried, and a recovery claim that finds work pending, are refused
--- with {2, last_slot or '', now} and write nothing (not even the recovery mark).
+-- marked, or the pause-all hash KEYS[3]'s paused_at) is not claimed: every claim, first
+-- or recovery, is refused with {2, last_slot or '', now} before any other check (a
+-- live lease, a done slot) and writes nothing (not even the recovery mark).
 --
 -- Returns {1, fence, now} when acquired without an active policy,
 -- {1, fence, now, last_slot, run_slot, attempt, run_state} when acquired under one (the
 -- values after the claim, '' standing for none), {2, last_slot or '', now} when refused
--- because the job is paused, else {0, holder or '', last_slot or '', now}, with now this
+-- because the job is paused, {3, now} when the caller must read the pause-all hash first,
+-- else {0, holder or '', last_slot or '', now}, with now this
 -- server's clock in epoch milliseconds. Nothing is written unless
 -- acquired, except a recovery claim's mark.
 -- TIME in a script is safe: Redis 5+ replicates a script's effects, not the script.
@@ -61,6 +64,18 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at',
   'recover_at', 'paused_at', 'all_paused_at')
 local last_slot = meta[1]
+local paused = meta[7] ~= false or meta[8] ~= false
+if not paused and KEYS[3] then
+  paused = redis.call('HEXISTS', KEYS[3], 'paused_at') == 1
+end
+if paused then
+  return {2, last_slot or '', now}
+end
+-- without KEYS[3] (a Redis Cluster), a job never claimed before (no fence) cannot carry
+-- the mark a pause of every job leaves: the caller reads the pause-all hash and asks again
+if not KEYS[3] and ARGV[13] ~= '1' and redis.call('HEXISTS', KEYS[2], 'fence') == 0 then
+  return {3, now}
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('HGET', KEYS[1], 'owner') or '', last_slot or '', now}
 end
@@ -72,10 +87,6 @@ local catch_up = ARGV[9] == '1'
 local previous_slot = tonumber(ARGV[10] or '')
 local recovery = ARGV[11] == '1'
 local active = recover_lost or recover_failed or catch_up
-local paused = meta[7] ~= false or meta[8] ~= false
-if not paused and KEYS[3] then
-  paused = redis.call('HEXISTS', KEYS[3], 'paused_at') == 1
-end
 
 local function pending(first)
   local run_slot = tonumber(meta[2])
@@ -114,9 +125,6 @@ if recovery then
   if not (active and pending(false)) then
     return {0, '', last_slot or '', now}
   end
-  if paused then
-    return {2, last_slot or '', now}
-  end
   if awaits_grace() then
     if not meta[6] then
       redis.call('HSET', KEYS[2], 'recover_at', string.format('%.0f', now + (tonumber(ARGV[12] or '0') or 0)))
@@ -131,9 +139,6 @@ else
     if last_slot and tonumber(slot) <= tonumber(last_slot) then
       return {0, '', last_slot, now}
     end
-  end
-  if paused then
-    return {2, last_slot or '', now}
   end
   is_pending = active and pending(true)
   if is_pending and awaits_grace() then

@@ -2,15 +2,20 @@
 --
 -- KEYS[1]  a job's meta hash {<prefix>:<name>}:meta, or the pause-all hash
 --          <prefix>:controls
+-- KEYS[2]  the job's lease hash {<prefix>:<name>}:lease (absent for the pause-all hash)
 -- ARGV[1]  '1' to skip the slots that passed while paused (a job without catch-up), else
 --          '0'
 -- ARGV[2]  '1' for a resume of every job (clears the job's own pause and the mark of a
 --          pause of every job), '0' for the job's own pause only
 --
--- A hash that is not paused is left as it is. Skipping moves last_slot to
--- max(last_slot, now), and run_slot along with it when it was the last claimed slot (so
--- that no claimed slot looks unserved), once the job is no longer paused at all; a job
--- still marked as paused by a pause of every job keeps its slots until that is resumed.
+-- A hash that is not paused is left as it is. Skipping, once the job is no longer paused
+-- at all (a job still marked as paused by a pause of every job keeps its slots until
+-- that is resumed), moves last_slot to max(last_slot, now), so that the slots that
+-- passed are done, and leaves nothing to recover or catch up: without a live lease it
+-- removes the current run (run_slot, attempt, run_state, retry_at, recover_at), so that
+-- the next claim starts a first attempt; with one (a run that went on while paused) it
+-- moves run_slot along when it was the last claimed slot, and the holder records how
+-- the run ends.
 -- Returns {1, now} when a pause was cleared, else {0, now}.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -30,9 +35,14 @@ if ARGV[1] == '1' and not still_paused then
   if last == nil or last < now then
     local moved = string.format('%.0f', now)
     redis.call('HSET', KEYS[1], 'last_slot', moved)
-    if last ~= nil and tonumber(meta[4]) == last then
-      redis.call('HSET', KEYS[1], 'run_slot', moved)
+    if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then
+      if last ~= nil and tonumber(meta[4]) == last then
+        redis.call('HSET', KEYS[1], 'run_slot', moved)
+      end
     end
+  end
+  if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 0 then
+    redis.call('HDEL', KEYS[1], 'run_slot', 'attempt', 'run_state', 'retry_at', 'recover_at')
   end
 end
 return {1, string.format('%.0f', now)}

@@ -114,6 +114,8 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 
 	private final Set<String> keyPrefixes = new HashSet<>(Set.of(RedisLeaseBackend.DEFAULT_KEY_PREFIX));
 
+	private final String isolatedPrefix = "cs-isolated-" + UUID.randomUUID().toString().substring(0, 8);
+
 	private String host;
 
 	private int port;
@@ -176,6 +178,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 				for (String prefix : this.keyPrefixes) {
 					deleteKeys("{" + prefix + ":" + jobNamePrefix() + "*");
 				}
+				this.admin.delete(this.isolatedPrefix + ":controls");
 			}
 		}
 		finally {
@@ -218,6 +221,20 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	@Override
 	protected StoreTimeTravel timeTravel() {
 		return new RedisStoreTimeTravel(this.backend, (key) -> List.of(this.port));
+	}
+
+	@Override
+	protected boolean supportsControls() {
+		return true;
+	}
+
+	/**
+	 * A backend on a key prefix of this test class's own.
+	 */
+	@Override
+	protected LeaseBackend isolatedBackend() {
+		this.keyPrefixes.add(this.isolatedPrefix);
+		return new RedisLeaseBackend(this.executor, this.isolatedPrefix);
 	}
 
 	@Test
@@ -652,7 +669,10 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	void renewalFallsBackToOneCallPerSlotWhenTheServerRefusesCrossSlotCalls() {
 		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
-		List<HeldLease> leases = acquireOnThreeSlots(clustered, "cluster");
+		// acquired on a backend of its own: a claim through the emulated cluster would
+		// already switch to one call per slot (its pause-of-every-job key is on another
+		// slot)
+		List<HeldLease> leases = acquireOnThreeSlots((RedisLeaseBackend) backend(), "cluster");
 		assertThat(clustered.forceRelease(leases.get(2).jobName())).isTrue();
 		Set<String> expected = Set.of(leases.get(0).leaseToken(), leases.get(1).leaseToken());
 		cluster.calls.set(0);
