@@ -46,6 +46,8 @@ import io.github.clustersingleton.AcquireResult.Outcome;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControl;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
@@ -686,6 +688,39 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	}
 
 	@Test
+	void inARedisClusterAPauseOfEveryJobRefusesTheClaimsOfKnownAndUnseenJobs() {
+		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		String prefix = "cs-test-" + UUID.randomUUID().toString().substring(0, 8);
+		this.keyPrefixes.add(prefix);
+		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster, prefix);
+		JobControls controls = clustered.controls().orElseThrow();
+		String known = jobName("cluster-known");
+		String unseen = jobName("cluster-unseen");
+		LeaseRequest first = request(known, "node-a");
+		AcquireResult acquired = clustered.tryAcquire(first);
+		assertThat(acquired.isAcquired()).isTrue();
+		assertThat(cluster.refused).as("the claim with the pause-all key on another slot").hasValue(1);
+		clustered.release(HeldLease.of(first, acquired.fencingToken()), Duration.ZERO);
+		try {
+			controls.pause(null, "ops", "maintenance");
+			assertThat(clustered.tryAcquire(request(known, "node-b")).outcome())
+				.isEqualTo(AcquireResult.Outcome.PAUSED);
+			// a job never claimed: its first claim reads the pause of every job
+			assertThat(clustered.tryAcquire(request(unseen, "node-b")).outcome())
+				.isEqualTo(AcquireResult.Outcome.PAUSED);
+			assertThat(clustered.describe(unseen)).isEmpty();
+			assertThat(controls.read(List.of(known, unseen)).values()).allMatch(JobControl::paused);
+		}
+		finally {
+			controls.resume(null, false);
+			this.admin.delete(prefix + ":controls");
+		}
+		assertThat(clustered.tryAcquire(request(unseen, "node-b")).isAcquired()).isTrue();
+		assertThat(clustered.tryAcquire(request(known, "node-b")).isAcquired()).isTrue();
+		assertThat(cluster.refused).as("no call over several slots after the first").hasValue(1);
+	}
+
+	@Test
 	void oneFailingShardLeavesTheOthersRenewedOrLostAtOnce() {
 		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
@@ -904,6 +939,11 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		@Override
 		public Map<String, String> getConfig(String parameter) {
 			return this.delegate.getConfig(parameter);
+		}
+
+		@Override
+		public List<String> scan(String pattern) {
+			return this.delegate.scan(pattern);
 		}
 
 	}
