@@ -13,7 +13,11 @@ CREATE TABLE cluster_singleton_lease (
 	attempt INT,
 	run_state VARCHAR(16),
 	retry_at TIMESTAMP WITH TIME ZONE,
-	recover_at TIMESTAMP WITH TIME ZONE
+	recover_at TIMESTAMP WITH TIME ZONE,
+	paused_at TIMESTAMP WITH TIME ZONE,
+	paused_by VARCHAR(255),
+	pause_reason VARCHAR(500),
+	cron_override VARCHAR(255)
 );
 
 -- The run ledger: one record per run (attempt) of a job, keyed by job and fencing token.
@@ -29,4 +33,18 @@ CREATE TABLE cluster_singleton_run (
 	finished_at TIMESTAMP WITH TIME ZONE,
 	error VARCHAR(500),
 	PRIMARY KEY (name, fencing_token)
+);
+
+-- Run-now requests: pending, running and the most recent ended ones of each job.
+CREATE TABLE cluster_singleton_manual_run (
+	name VARCHAR(200) NOT NULL,
+	request_id VARCHAR(64) NOT NULL,
+	requested_by VARCHAR(255) NOT NULL,
+	requested_at TIMESTAMP WITH TIME ZONE NOT NULL,
+	state VARCHAR(16) NOT NULL,
+	owner VARCHAR(255),
+	fencing_token BIGINT NOT NULL,
+	finished_at TIMESTAMP WITH TIME ZONE,
+	error VARCHAR(500),
+	PRIMARY KEY (name, request_id)
 );

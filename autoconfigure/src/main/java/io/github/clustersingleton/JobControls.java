@@ -34,10 +34,13 @@ import org.jspecify.annotations.Nullable;
  * Contract shared by all implementations (checked by the contract test suite):
  * <ul>
  * <li>A paused job, or any job while every job is paused, is not claimed:
- * {@link LeaseBackend#tryAcquire} refuses a first claim or a recovery claim of it with
- * {@link AcquireResult.Outcome#PAUSED}, atomically with the pause (a claim that the store
- * serialises after the pause is refused, whatever the claiming node believes), and
- * changes nothing: the last claimed slot does not move.</li>
+ * {@link LeaseBackend#tryAcquire} refuses a first claim (with or without a slot) or a
+ * recovery claim of it with {@link AcquireResult.Outcome#PAUSED}, atomically with the
+ * pause (a claim that the store serialises after the pause is refused, whatever the
+ * claiming node believes), and changes nothing: the last claimed slot does not move, a
+ * job the store has not seen gets no row. Only a claim that
+ * {@link LeaseRequest#overridesPause() overrides the pause} (a run-now request's) is not
+ * refused for it.</li>
  * <li>{@link #resume} without catch-up moves the job's last claimed slot to the store's
  * clock, so that the slots that passed while it was paused are not run, recovered or
  * caught up; with catch-up it leaves the slot where it was and the job's misfire policy
@@ -45,8 +48,8 @@ import org.jspecify.annotations.Nullable;
  * <li>A run-now request moves from {@link ManualRun.State#PENDING} to
  * {@link ManualRun.State#RUNNING} once, by {@link #startManualRun}, and only for a caller
  * holding the job's live lease, so it runs on one node, once, and never beside a
- * scheduled run. A run-now request is started also while the job is paused: the operator
- * asked for it.</li>
+ * scheduled run. A run-now request is started also while the job is paused (under a lease
+ * claimed with {@link LeaseRequest#overridingPause}): the operator asked for it.</li>
  * <li>A cron override is stored as given; the store does not parse it.</li>
  * </ul>
  *

@@ -44,11 +44,16 @@ import org.springframework.util.Assert;
  * @param recovery {@code true} for a recovery claim: no new slot ({@code slot} is
  * {@code null}), the lease is only taken over when it has expired and the row has pending
  * work under {@code policy}; the row's last slot stays
+ * @param overridesPause {@code true} for a slot-less claim that a pause of the job, or of
+ * every job, does not refuse (see {@link JobControls}): the claim of a run-now request,
+ * which the operator asked for also while paused, or of a lease that is not a job's (a
+ * leader election); otherwise it is claimed as any slot-less claim
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 public record LeaseRequest(String jobName, String owner, String leaseToken, Duration ttl, @Nullable Instant slot,
-		Duration slotTolerance, ClaimPolicy policy, @Nullable Instant previousSlot, boolean recovery) {
+		Duration slotTolerance, ClaimPolicy policy, @Nullable Instant previousSlot, boolean recovery,
+		boolean overridesPause) {
 
 	/**
 	 * The slot tolerance of a request that does not name one: the default of
@@ -67,6 +72,40 @@ public record LeaseRequest(String jobName, String owner, String leaseToken, Dura
 		Assert.isTrue(!recovery || policy.isActive(), "A recovery claim needs a policy that recovers or catches up");
 		Assert.isTrue(previousSlot == null || (slot != null && previousSlot.isBefore(slot)),
 				"'previousSlot' must lie before 'slot'");
+		Assert.isTrue(!overridesPause || (slot == null && !recovery && !policy.isActive()),
+				"A claim that overrides a pause has no slot, no policy and is no recovery claim");
+	}
+
+	/**
+	 * Create a request that a pause does not override.
+	 * @param jobName the job name
+	 * @param owner the identity of this node
+	 * @param leaseToken a random token unique to this acquisition
+	 * @param ttl how long the lease lives unless renewed
+	 * @param slot the cron fire time this run claims, or {@code null}
+	 * @param slotTolerance how far the slot may lie ahead of the store's clock
+	 * @param policy what counts as pending work
+	 * @param previousSlot the cron slot before {@code slot}, or {@code null}
+	 * @param recovery whether this is a recovery claim
+	 */
+	public LeaseRequest(String jobName, String owner, String leaseToken, Duration ttl, @Nullable Instant slot,
+			Duration slotTolerance, ClaimPolicy policy, @Nullable Instant previousSlot, boolean recovery) {
+		this(jobName, owner, leaseToken, ttl, slot, slotTolerance, policy, previousSlot, recovery, false);
+	}
+
+	/**
+	 * Create a slot-less claim that a pause of the job, or of every job, does not refuse:
+	 * for a run-now request, which runs also while paused, or for a lease that is not a
+	 * job's.
+	 * @param jobName the job (or lease) name
+	 * @param owner the identity of this node
+	 * @param leaseToken a random token unique to this acquisition
+	 * @param ttl how long the lease lives unless renewed
+	 * @return the request
+	 */
+	public static LeaseRequest overridingPause(String jobName, String owner, String leaseToken, Duration ttl) {
+		return new LeaseRequest(jobName, owner, leaseToken, ttl, null, DEFAULT_SLOT_TOLERANCE, ClaimPolicy.NONE, null,
+				false, true);
 	}
 
 	/**
@@ -107,7 +146,7 @@ public record LeaseRequest(String jobName, String owner, String leaseToken, Dura
 	 */
 	public LeaseRequest withPolicy(ClaimPolicy policy, @Nullable Instant previousSlot) {
 		return new LeaseRequest(this.jobName, this.owner, this.leaseToken, this.ttl, this.slot, this.slotTolerance,
-				policy, previousSlot, this.recovery);
+				policy, previousSlot, this.recovery, this.overridesPause);
 	}
 
 	/**

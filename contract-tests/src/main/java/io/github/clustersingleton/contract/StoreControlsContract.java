@@ -66,7 +66,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * where it was.</li>
  * <li>The pause is atomic with the claim: a claim the store serialises after the pause,
  * by another backend instance on the same store or by a thread racing the pause, is
- * refused.</li>
+ * refused; and a claim racing a resume without catch-up never takes a slot that passed
+ * while paused.</li>
  * </ul>
  * The cases that pause every job run on {@link #isolatedBackend()}, a store space of the
  * test class's own, since such a pause stops every job of the store.
@@ -316,6 +317,56 @@ abstract class StoreControlsContract extends StoreRunCompletionContract {
 		assertThat(read.get(single).paused()).isFalse();
 		assertThat(read.get(other).paused()).as("a job paused on its own, after resuming every job").isFalse();
 		assertThat(backend.tryAcquire(request(other, "node-a", LONG_TTL, S1)).outcome()).isEqualTo(Outcome.ACQUIRED);
+	}
+
+	@Test
+	void noClaimOfASlotThatPassedWhilePausedSucceedsAcrossAResumeWithoutCatchUp() throws Exception {
+		LeaseBackend backend = isolated();
+		JobControls controls = backend.controls().orElseThrow();
+		String job = jobName("resume-race");
+		LeaseRequest first = request(job, "node-a", LONG_TTL, S1);
+		backend.release(held(first, backend.tryAcquire(first)), Duration.ZERO);
+		controls.pause(job, "ops", null);
+		int threads = 4;
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		AtomicBoolean resumed = new AtomicBoolean();
+		List<String> outcomes = new CopyOnWriteArrayList<>();
+		CountDownLatch start = new CountDownLatch(1);
+		try {
+			List<Future<Integer>> afterResume = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				String owner = "node-" + i;
+				afterResume.add(pool.submit(() -> {
+					start.await();
+					int refusedAfter = 0;
+					long deadline = System.nanoTime() + PATIENCE.toNanos();
+					while (refusedAfter < 10 && System.nanoTime() - deadline < 0) {
+						boolean after = resumed.get();
+						AcquireResult result = backend.tryAcquire(request(job, owner, LONG_TTL, S2));
+						if (result.isAcquired()
+								|| (result.outcome() != Outcome.PAUSED && result.outcome() != Outcome.SLOT_DONE)) {
+							outcomes.add(owner + ": " + result.outcome());
+						}
+						if (after) {
+							refusedAfter++;
+						}
+					}
+					return refusedAfter;
+				}));
+			}
+			start.countDown();
+			controls.resume(job, false);
+			resumed.set(true);
+			for (Future<Integer> refused : afterResume) {
+				assertThat(refused.get(30, TimeUnit.SECONDS)).isEqualTo(10);
+			}
+			assertThat(outcomes).as("claims of a slot that passed while paused, other than paused or slot-done")
+				.isEmpty();
+			assertThat(backend.tryAcquire(request(job, "node-z", LONG_TTL, S2)).outcome()).isEqualTo(Outcome.SLOT_DONE);
+		}
+		finally {
+			pool.shutdownNow();
+		}
 	}
 
 	@Test

@@ -23,15 +23,19 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.clustersingleton.AcquireResult.Outcome;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.JobControls;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.ManualRun;
 import io.github.clustersingleton.ManualRun.State;
@@ -49,6 +53,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The store contract's run-now, reschedule and read cases (see {@link JobControls}), and
  * the run ledger's record of a slot skipped while paused:
  * <ul>
+ * <li>A claim that {@link LeaseRequest#overridesPause() overrides the pause} takes a
+ * paused job's lease (for a run-now request), with the next fencing token, and moves no
+ * slot.</li>
  * <li>A run-now request is stored pending with an id of its own, started once (two
  * concurrent starts: one wins), only by a caller whose fencing token is the job's live
  * lease's, also while the job is paused, and ended only once started.</li>
@@ -166,6 +173,49 @@ abstract class StoreManualRunContract extends StoreControlsContract {
 		}
 		finally {
 			controls.resume(job, true);
+		}
+	}
+
+	@Test
+	void aClaimThatOverridesThePauseTakesAPausedJobsLeaseForARunNowRequest() {
+		JobControls controls = controls();
+		String job = jobName("run-now-override");
+		LeaseRequest first = request(job, "node-a", LONG_TTL, S1);
+		HeldLease scheduled = held(first, backend().tryAcquire(first));
+		backend().release(scheduled, Duration.ZERO);
+		ManualRun run = controls.requestRun(job, "alice");
+		controls.pause(job, "ops", null);
+		try {
+			assertPaused(backend().tryAcquire(request(job, "node-b")), "a slot-less claim");
+			LeaseRequest manual = LeaseRequest.overridingPause(job, "node-b", UUID.randomUUID().toString(), LONG_TTL);
+			HeldLease lease = held(manual, backend().tryAcquire(manual));
+			assertThat(lease.fencingToken()).isEqualTo(scheduled.fencingToken() + 1);
+			assertThat(backend().describe(job)).get().extracting(LeaseInfo::lastSlot).isEqualTo(S1);
+			LeaseRequest other = LeaseRequest.overridingPause(job, "node-c", UUID.randomUUID().toString(), LONG_TTL);
+			assertThat(backend().tryAcquire(other).outcome()).as("another overriding claim while the lease lives")
+				.isEqualTo(Outcome.HELD);
+			assertThat(controls.startManualRun(job, run.id(), "node-b", lease.fencingToken())).isTrue();
+			backend().release(lease, Duration.ZERO);
+			assertPaused(backend().tryAcquire(request(job, "node-c", LONG_TTL, S2)), "a first claim after the run");
+		}
+		finally {
+			controls.resume(job, true);
+		}
+	}
+
+	@Test
+	void aClaimThatOverridesThePauseOfEveryJobTakesTheLease() {
+		LeaseBackend backend = isolated();
+		JobControls controls = backend.controls().orElseThrow();
+		String job = jobName("run-now-override-all");
+		try {
+			controls.pause(null, "ops", null);
+			assertPaused(backend.tryAcquire(request(job, "node-a")), "a slot-less claim");
+			LeaseRequest manual = LeaseRequest.overridingPause(job, "node-a", UUID.randomUUID().toString(), LONG_TTL);
+			assertThat(backend.tryAcquire(manual).outcome()).isEqualTo(Outcome.ACQUIRED);
+		}
+		finally {
+			controls.resume(null, true);
 		}
 	}
 

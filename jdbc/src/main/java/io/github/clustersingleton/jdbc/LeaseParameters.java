@@ -68,7 +68,8 @@ final class LeaseParameters {
 			.addValue("leaseToken", request.leaseToken())
 			.addValue("ttlMillis", request.ttl().toMillis())
 			.addValue("slot", this.time.bind(request.slot()))
-			.addValue("slotToleranceMillis", request.slotTolerance().toMillis());
+			.addValue("slotToleranceMillis", request.slotTolerance().toMillis())
+			.addValue("overridesPause", request.overridesPause() ? 1 : 0);
 		ClaimPolicy policy = request.policy();
 		if (recordsRun(request)) {
 			// ClaimPolicy.NONE finds nothing pending: a claim of a slot starts a new run

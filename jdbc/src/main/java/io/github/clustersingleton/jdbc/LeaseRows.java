@@ -116,7 +116,7 @@ final class LeaseRows {
 		if (request.leaseToken().equals(resultSet.getString("lease_token"))) {
 			return acquired(request, resultSet);
 		}
-		if (resultSet.getInt("paused") == 1) {
+		if (!request.overridesPause() && resultSet.getInt("paused") == 1) {
 			return AcquireResult.paused(this.time.read(resultSet, "last_slot"));
 		}
 		return AcquireResult.notAcquired(request, resultSet.getString("owner"), this.time.read(resultSet, "last_slot"),

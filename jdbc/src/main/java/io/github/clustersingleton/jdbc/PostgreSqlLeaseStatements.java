@@ -74,7 +74,7 @@ final class PostgreSqlLeaseStatements extends LeaseStatements {
 				if (resultSet.getInt("acquired") == 1) {
 					return this.rows.acquired(request, resultSet);
 				}
-				if (resultSet.getInt("paused") == 1) {
+				if (!request.overridesPause() && resultSet.getInt("paused") == 1) {
 					return AcquireResult.paused(this.time.read(resultSet, "last_slot"));
 				}
 				return AcquireResult.notAcquired(request, resultSet.getString("owner"),

@@ -476,7 +476,8 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 		int count = JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT + 1;
 		List<HeldLease> leases = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			leases.add(acquire(request(jobName("chunk-" + i), "node-a")));
+			// a TTL that outlives acquiring them all on a busy machine
+			leases.add(acquire(request(jobName("chunk-" + i), "node-a", Duration.ofMinutes(10), null)));
 		}
 		resetRoundTrips();
 		assertThat(this.backend.renew(leases, LONG_TTL)).hasSize(count);

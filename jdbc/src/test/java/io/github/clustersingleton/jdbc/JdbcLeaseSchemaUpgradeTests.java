@@ -37,8 +37,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.ManualRun;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.test.TestStores;
@@ -88,10 +90,15 @@ class JdbcLeaseSchemaUpgradeTests {
 					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN attempt INT")
 					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN run_state VARCHAR(16)")
 					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN retry_at " + timestamp)
+					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN paused_at " + timestamp)
+					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN paused_by VARCHAR(255)")
+					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN pause_reason VARCHAR(500)")
+					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN cron_override VARCHAR(255)")
 					.withMessageContaining("cluster-singleton.jdbc.initialize-schema=always");
 			}
 			finally {
 				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + table);
+				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + JdbcPlatform.manualRunTableName(table));
 			}
 		}
 	}
@@ -126,9 +133,19 @@ class JdbcLeaseSchemaUpgradeTests {
 				assertThat(result.fencingToken()).isEqualTo(8);
 				assertThat(result.run()).isEqualTo(new SlotRun(SLOT.plusSeconds(60), 1, RunState.RUNNING));
 				assertThat(backend.findPending(Map.of(existing, policy))).isEmpty();
+				// the controls work on the upgraded table
+				JobControls controls = backend.controls().orElseThrow();
+				controls.pause(existing, "ops", "upgraded");
+				assertThat(backend
+					.tryAcquire(new LeaseRequest(existing, "node-c", UUID.randomUUID().toString(),
+							Duration.ofSeconds(30), SLOT.plusSeconds(120)))
+					.outcome()).isEqualTo(AcquireResult.Outcome.PAUSED);
+				assertThat(controls.read(List.of(existing)).get(existing).pauseReason()).isEqualTo("upgraded");
+				assertThat(controls.requestRun(existing, "ops").state()).isEqualTo(ManualRun.State.PENDING);
 			}
 			finally {
 				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + table);
+				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + JdbcPlatform.manualRunTableName(table));
 			}
 		}
 	}
@@ -162,6 +179,7 @@ class JdbcLeaseSchemaUpgradeTests {
 			}
 			finally {
 				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + table);
+				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + JdbcPlatform.manualRunTableName(table));
 			}
 		}
 		finally {
@@ -200,7 +218,8 @@ class JdbcLeaseSchemaUpgradeTests {
 				never.setSchemaInitializer(
 						new JdbcLeaseSchemaInitializer(dataSource, table, DatabaseInitializationMode.NEVER));
 				assertThatExceptionOfType(ClusterSingletonConfigurationException.class).isThrownBy(never::initialize)
-					.withMessageContaining("lacks the column(s) recover_at ")
+					.withMessageContaining(
+							"lacks the column(s) recover_at, paused_at, paused_by, pause_reason, cron_override ")
 					.withMessageContaining("ALTER TABLE " + table + " ADD COLUMN recover_at " + timestamp);
 				JdbcLeaseBackend backend = new JdbcLeaseBackend(dataSource, table);
 				backend.setSchemaInitializer(
@@ -222,6 +241,7 @@ class JdbcLeaseSchemaUpgradeTests {
 			}
 			finally {
 				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + table);
+				new JdbcTemplate(dataSource).execute("DROP TABLE IF EXISTS " + JdbcPlatform.manualRunTableName(table));
 			}
 		}
 	}

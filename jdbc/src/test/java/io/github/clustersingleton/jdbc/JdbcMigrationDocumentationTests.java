@@ -67,7 +67,8 @@ class JdbcMigrationDocumentationTests {
 
 	private static final String CHANGELOG = "cluster-singleton.changelog.yaml";
 
-	private static final List<String> TABLES = List.of("cluster_singleton_lease", "cluster_singleton_run");
+	private static final List<String> TABLES = List.of("cluster_singleton_lease", "cluster_singleton_run",
+			"cluster_singleton_manual_run");
 
 	@Test
 	void flywayOnPostgresqlCreatesTheTablesOfTheSchemaScript() throws Exception {

@@ -18,7 +18,8 @@
 -- while the lease is live. Every claim clears the mark.
 -- A paused job (paused_at on its row) or every job paused (paused_at on the row named
 -- :allJobs, which no job can be named) is not claimed: neither branch applies, and
--- select-state.sql reports the claim paused.
+-- select-state.sql reports the claim paused. A claim that overrides the pause
+-- (:overridesPause = 1: a run-now request's) is not refused for it.
 SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
   MERGE INTO ${table} l
   USING (VALUES (CAST(:name AS VARCHAR(200)), CAST(:owner AS VARCHAR(255)), CAST(:leaseToken AS VARCHAR(64)),
@@ -30,8 +31,9 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
      ON l.name = r.name
    WHEN MATCHED
     AND l.expires_at <= CURRENT_TIMESTAMP
-    AND l.paused_at IS NULL
-    AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
+    AND (l.paused_at IS NULL OR :overridesPause = 1)
+    AND (:overridesPause = 1
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
     AND NOT COALESCE(r.recover_lost = 1 AND l.run_state = 'running' AND l.attempt < r.max_attempts
                      AND (l.recover_at IS NULL OR l.recover_at > CURRENT_TIMESTAMP), FALSE)
     AND (r.slot IS NULL OR l.last_slot IS NULL OR l.last_slot < r.slot)
@@ -80,7 +82,8 @@ SELECT fencing_token, last_slot, run_slot, attempt, run_state, CURRENT_TIMESTAMP
                               THEN NULL ELSE l.retry_at END,
                    recover_at = NULL
    WHEN NOT MATCHED
-    AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
+    AND (:overridesPause = 1
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
     AND (r.slot IS NULL OR r.slot <= DATEADD(MILLISECOND, r.tolerance, CURRENT_TIMESTAMP)) THEN
         INSERT (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
                 run_slot, attempt, run_state, retry_at, recover_at)

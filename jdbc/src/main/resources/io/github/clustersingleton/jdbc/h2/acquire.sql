@@ -7,7 +7,8 @@
 -- ahead) is refused outright: neither branch of the MERGE applies.
 -- A paused job (paused_at on its row) or every job paused (paused_at on the row named
 -- :allJobs, which no job can be named) is not claimed: neither branch applies, and
--- select-state.sql reports the claim paused.
+-- select-state.sql reports the claim paused. A claim that overrides the pause
+-- (:overridesPause = 1: a run-now request's) is not refused for it.
 SELECT fencing_token, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
   MERGE INTO ${table} l
   USING (VALUES (CAST(:name AS VARCHAR(200)), CAST(:owner AS VARCHAR(255)), CAST(:leaseToken AS VARCHAR(64)),
@@ -17,8 +18,9 @@ SELECT fencing_token, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
      ON l.name = r.name
    WHEN MATCHED
     AND l.expires_at <= CURRENT_TIMESTAMP
-    AND l.paused_at IS NULL
-    AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
+    AND (l.paused_at IS NULL OR :overridesPause = 1)
+    AND (:overridesPause = 1
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
     AND (r.slot IS NULL OR l.last_slot IS NULL OR l.last_slot < r.slot)
     AND (r.slot IS NULL OR r.slot <= DATEADD(MILLISECOND, r.tolerance, CURRENT_TIMESTAMP)) THEN
         UPDATE SET owner = r.owner,
@@ -28,7 +30,8 @@ SELECT fencing_token, CURRENT_TIMESTAMP AS store_time FROM FINAL TABLE (
                    last_slot = COALESCE(r.slot, l.last_slot),
                    fencing_token = l.fencing_token + 1
    WHEN NOT MATCHED
-    AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
+    AND (:overridesPause = 1
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
     AND (r.slot IS NULL OR r.slot <= DATEADD(MILLISECOND, r.tolerance, CURRENT_TIMESTAMP)) THEN
         INSERT (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token)
         VALUES (r.name, r.owner, r.lease_token, CURRENT_TIMESTAMP, DATEADD(MILLISECOND, r.ttl, CURRENT_TIMESTAMP),

@@ -17,35 +17,37 @@
 -- :allJobs, which no job can be named) is not claimed: the upsert reads the row's latest
 -- version under its lock, and takes the lease only while paused_at is NULL; the pause of
 -- every job stops the SELECT (a locking read of that row under REPEATABLE READ) before
--- anything is inserted. select-state.sql then reports the claim paused.
+-- anything is inserted. select-state.sql then reports the claim paused. A claim that
+-- overrides the pause (:overridesPause = 1: a run-now request's) is not refused for it.
 INSERT INTO ${table} (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token)
 SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
        UTC_TIMESTAMP(6) + INTERVAL :ttlMillis * 1000 MICROSECOND, :slot, 1
   FROM DUAL
  WHERE (:slot IS NULL
         OR :slot <= UTC_TIMESTAMP(6) + INTERVAL :slotToleranceMillis * 1000 MICROSECOND)
-   AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
+   AND (:overridesPause = 1
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
     ON DUPLICATE KEY UPDATE
-       lease_token = IF(expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
+       lease_token = IF(expires_at <= UTC_TIMESTAMP(6) AND (paused_at IS NULL OR :overridesPause = 1)
                         AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot)),
                         VALUES(lease_token), lease_token),
        owner = IF(lease_token = VALUES(lease_token)
-                  OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
+                  OR (expires_at <= UTC_TIMESTAMP(6) AND (paused_at IS NULL OR :overridesPause = 1)
                       AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                   VALUES(owner), owner),
        acquired_at = IF(lease_token = VALUES(lease_token)
-                        OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
+                        OR (expires_at <= UTC_TIMESTAMP(6) AND (paused_at IS NULL OR :overridesPause = 1)
                             AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                         VALUES(acquired_at), acquired_at),
        fencing_token = IF(lease_token = VALUES(lease_token)
-                          OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
+                          OR (expires_at <= UTC_TIMESTAMP(6) AND (paused_at IS NULL OR :overridesPause = 1)
                               AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                           fencing_token + 1, fencing_token),
        last_slot = IF(lease_token = VALUES(lease_token)
-                      OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
+                      OR (expires_at <= UTC_TIMESTAMP(6) AND (paused_at IS NULL OR :overridesPause = 1)
                           AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                       COALESCE(VALUES(last_slot), last_slot), last_slot),
        expires_at = IF(lease_token = VALUES(lease_token)
-                       OR (expires_at <= UTC_TIMESTAMP(6) AND paused_at IS NULL
+                       OR (expires_at <= UTC_TIMESTAMP(6) AND (paused_at IS NULL OR :overridesPause = 1)
                            AND (VALUES(last_slot) IS NULL OR last_slot IS NULL OR last_slot < VALUES(last_slot))),
                        VALUES(expires_at), expires_at)

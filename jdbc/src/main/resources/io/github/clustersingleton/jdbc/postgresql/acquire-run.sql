@@ -24,7 +24,8 @@
 -- :allJobs, which no job can be named) is not claimed: the row's pause is re-checked by the
 -- ON CONFLICT clause on the row's latest version after any wait for its lock, and the
 -- pause of every job stops the SELECT before anything is inserted or locked. A refused
--- claim reports paused = 1 and changes nothing.
+-- claim reports paused = 1 and changes nothing. A claim that overrides the pause
+-- (:overridesPause = 1: a run-now request's) is not refused for it.
 WITH claim AS (
   INSERT INTO ${table} AS l (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
                              run_slot, attempt, run_state, retry_at, recover_at)
@@ -37,7 +38,8 @@ WITH claim AS (
    WHERE (CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NULL
           OR CAST(:slot AS TIMESTAMP WITH TIME ZONE)
              <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond')
-     AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
+     AND (:overridesPause = 1
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
       ON CONFLICT (name) DO UPDATE
      SET owner = EXCLUDED.owner,
          lease_token = EXCLUDED.lease_token,
@@ -60,7 +62,7 @@ WITH claim AS (
                             FALSE) AS new_run) c),
          recover_at = NULL
    WHERE l.expires_at <= CURRENT_TIMESTAMP
-     AND l.paused_at IS NULL
+     AND (l.paused_at IS NULL OR :overridesPause = 1)
      AND NOT COALESCE(:recoverLost = 1 AND l.run_state = 'running' AND l.attempt < :maxAttempts
                       AND (l.recover_at IS NULL OR l.recover_at > CURRENT_TIMESTAMP), FALSE)
      AND (EXCLUDED.last_slot IS NULL OR l.last_slot IS NULL OR l.last_slot < EXCLUDED.last_slot)

@@ -16,7 +16,8 @@
 -- :allJobs, which no job can be named) is not claimed: the row's pause is re-checked by the
 -- ON CONFLICT clause on the row's latest version after any wait for its lock, and the
 -- pause of every job stops the SELECT before anything is inserted or locked. A refused
--- claim reports paused = 1 and changes nothing.
+-- claim reports paused = 1 and changes nothing. A claim that overrides the pause
+-- (:overridesPause = 1: a run-now request's) is not refused for it.
 WITH claim AS (
   INSERT INTO ${table} AS l (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token)
   SELECT :name, :owner, :leaseToken, CURRENT_TIMESTAMP,
@@ -24,7 +25,8 @@ WITH claim AS (
    WHERE (CAST(:slot AS TIMESTAMP WITH TIME ZONE) IS NULL
           OR CAST(:slot AS TIMESTAMP WITH TIME ZONE)
              <= CURRENT_TIMESTAMP + :slotToleranceMillis * INTERVAL '1 millisecond')
-     AND NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)
+     AND (:overridesPause = 1
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
       ON CONFLICT (name) DO UPDATE
      SET owner = EXCLUDED.owner,
          lease_token = EXCLUDED.lease_token,
@@ -33,7 +35,7 @@ WITH claim AS (
          last_slot = COALESCE(EXCLUDED.last_slot, l.last_slot),
          fencing_token = l.fencing_token + 1
    WHERE l.expires_at <= CURRENT_TIMESTAMP
-     AND l.paused_at IS NULL
+     AND (l.paused_at IS NULL OR :overridesPause = 1)
      AND (EXCLUDED.last_slot IS NULL OR l.last_slot IS NULL OR l.last_slot < EXCLUDED.last_slot)
   RETURNING fencing_token
 ), refused AS (
