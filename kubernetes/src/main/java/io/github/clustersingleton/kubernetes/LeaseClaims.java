@@ -113,11 +113,11 @@ final class LeaseClaims {
 			this.jobLeases.checkJob(current, request.jobName());
 			// the pause is judged on the Lease as read, as the rest of the claim: a pause
 			// written after this read makes the claim's PUT conflict, and read again
-			if (KubernetesJobControls.isPaused(current)) {
+			if (!request.overridesPause() && KubernetesJobControls.isPaused(current)) {
 				return done(AcquireResult.paused(LeaseCodec.lastSlot(current)));
 			}
 		}
-		else if (!request.recovery() && this.pausedAll.getAsBoolean()) {
+		else if (!request.recovery() && !request.overridesPause() && this.pausedAll.getAsBoolean()) {
 			// no Lease to carry the mark of a pause of every job: read that pause
 			return done(AcquireResult.paused(null));
 		}

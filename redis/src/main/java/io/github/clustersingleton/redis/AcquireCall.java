@@ -82,7 +82,8 @@ record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll,
 				millis(this.request.slot()), Long.toString(this.request.slotTolerance().toMillis()),
 				flag(policy.recoverLost()), flag(policy.recoverFailed()), Integer.toString(policy.maxAttempts()),
 				flag(policy.catchUp()), millis(this.request.previousSlot()), flag(this.request.recovery()),
-				Long.toString(this.request.recoveryGrace().toMillis()), flag(this.pauseAllChecked));
+				Long.toString(this.request.recoveryGrace().toMillis()), flag(this.pauseAllChecked),
+				flag(this.request.overridesPause()));
 	}
 
 	/**

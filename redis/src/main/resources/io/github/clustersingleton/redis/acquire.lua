@@ -21,6 +21,8 @@
 -- ARGV[12] the recovery grace in milliseconds (missing: 0)
 -- ARGV[13] '1' when the caller read the pause-all hash and found no pause, after this
 --          script answered {3, now} (missing: '0'); only without KEYS[3]
+-- ARGV[14] '1' for a claim that overrides the pause (a run-now request's: no slot, no
+--          policy), which neither pause refuses (missing: '0')
 -- KEYS[3]  optional: the pause-all hash <prefix>:controls (paused_at, ...), passed where
 --          it shares the server with the job's keys (not in a Redis Cluster)
 --
@@ -64,8 +66,9 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at',
   'recover_at', 'paused_at', 'all_paused_at')
 local last_slot = meta[1]
-local paused = meta[7] ~= false or meta[8] ~= false
-if not paused and KEYS[3] then
+local overrides_pause = ARGV[14] == '1'
+local paused = not overrides_pause and (meta[7] ~= false or meta[8] ~= false)
+if not paused and not overrides_pause and KEYS[3] then
   paused = redis.call('HEXISTS', KEYS[3], 'paused_at') == 1
 end
 if paused then
@@ -73,7 +76,7 @@ if paused then
 end
 -- without KEYS[3] (a Redis Cluster), a job never claimed before (no fence) cannot carry
 -- the mark a pause of every job leaves: the caller reads the pause-all hash and asks again
-if not KEYS[3] and ARGV[13] ~= '1' and redis.call('HEXISTS', KEYS[2], 'fence') == 0 then
+if not KEYS[3] and not overrides_pause and ARGV[13] ~= '1' and redis.call('HEXISTS', KEYS[2], 'fence') == 0 then
   return {3, now}
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
