@@ -154,6 +154,17 @@ abstract class StoreContractSupport extends AbstractLeaseEngineContractTests {
 	}
 
 	/**
+	 * Return the round trips of the very first acquisition of a job, which the store has
+	 * never seen: as {@link #expectedAcquireRoundTrips()} unless the store must also read
+	 * the pause of every job, which it cannot check atomically on a job it keeps nothing
+	 * of yet.
+	 * @return the round trips
+	 */
+	protected int expectedFirstAcquireRoundTrips() {
+		return expectedAcquireRoundTrips();
+	}
+
+	/**
 	 * Return the round trips of an acquisition that fails because another one holds the
 	 * lease (telling who, which may take a second look).
 	 * @return the round trips

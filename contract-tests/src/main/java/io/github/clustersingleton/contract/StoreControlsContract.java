@@ -130,6 +130,9 @@ abstract class StoreControlsContract extends StoreRunCompletionContract {
 		LeaseRequest first = request(job, "node-a", LONG_TTL, S1);
 		HeldLease lease = held(first, backend().tryAcquire(first));
 		backend().release(lease, Duration.ZERO);
+		// what a store reports of a released lease (its last holder, or none) is its own
+		// business: the refused claims must only leave it as it was
+		LeaseInfo released = backend().describe(job).orElseThrow();
 		controls.pause(job, "ops", "incident 42");
 		assertPaused(backend().tryAcquire(request(job, "node-b", LONG_TTL, S2)), "a first claim");
 		assertPaused(backend().tryAcquire(request(job, "node-b")), "a slot-less claim");
@@ -137,7 +140,7 @@ abstract class StoreControlsContract extends StoreRunCompletionContract {
 		assertThat(backend().describe(job)).get().satisfies((info) -> {
 			assertThat(info.fencingToken()).isEqualTo(lease.fencingToken());
 			assertThat(info.lastSlot()).isEqualTo(S1);
-			assertThat(info.holder()).isEqualTo("node-a");
+			assertThat(info.holder()).isEqualTo(released.holder());
 			assertThat(info.live()).isFalse();
 		});
 		controls.resume(job, true);

@@ -90,7 +90,7 @@ abstract class StoreOperationsContract extends StoreSlotContract {
 		String job = jobName("round-trips");
 		resetRoundTrips();
 		HeldLease first = acquire(request(job, "node-a"));
-		assertThat(roundTrips()).as("first acquisition").isEqualTo(expectedAcquireRoundTrips());
+		assertThat(roundTrips()).as("first acquisition").isEqualTo(expectedFirstAcquireRoundTrips());
 		resetRoundTrips();
 		backend().release(first, Duration.ZERO);
 		assertThat(roundTrips()).as("release").isEqualTo(expectedReleaseRoundTrips());

@@ -37,6 +37,7 @@ import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
@@ -192,6 +193,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final LeaseClaims claims;
 
+	private final KubernetesJobControls controls;
+
 	private final LeaseUpdates updates;
 
 	private final ParallelRenewal renewal;
@@ -248,7 +251,9 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.api = new LeaseApi(this.client, namespace, requestTimeoutMillis, this.expiry);
 		this.jobLeases = new JobLeases(this.api, namespace, leasePrefix);
 		HeldLeases held = new HeldLeases();
-		this.claims = new LeaseClaims(this.api, this.jobLeases, namespace, this.expiry, held, clock, nanoTime);
+		this.controls = new KubernetesJobControls(this.api, this.jobLeases, this.expiry, clock, leasePrefix, namespace);
+		this.claims = new LeaseClaims(this.api, this.jobLeases, namespace, this.expiry, held, clock, nanoTime,
+				this.controls::pausedAll);
 		this.updates = new LeaseUpdates(this.api, this.jobLeases, this.expiry, held, clock, nanoTime);
 		this.renewal = new ParallelRenewal(renewalConcurrency);
 		this.runLedger = new KubernetesRunLedger(this.jobLeases, this.api);
@@ -421,6 +426,15 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * Return the run ledger kept in the {@value #RUNS_ANNOTATION} annotation of each
 	 * job's Lease.
 	 */
+	/**
+	 * Return the controls kept as annotations of each job's Lease; see
+	 * {@link KubernetesJobControls} for the annotations and for what is atomic.
+	 */
+	@Override
+	public Optional<JobControls> controls() {
+		return Optional.of(this.controls);
+	}
+
 	@Override
 	public RunLedger runLedger() {
 		return this.runLedger;

@@ -87,6 +87,44 @@ final class LeaseAnnotations {
 	static final String JOB_NAME = "cluster-singleton.io/job-name";
 
 	/**
+	 * Annotation holding when the job was paused, an ISO-8601 instant of the pausing
+	 * node's clock; the job's claims are refused while it is present.
+	 */
+	static final String PAUSED_AT = "cluster-singleton.io/paused-at";
+
+	/**
+	 * Annotation holding who paused the job.
+	 */
+	static final String PAUSED_BY = "cluster-singleton.io/paused-by";
+
+	/**
+	 * Annotation holding why the job was paused.
+	 */
+	static final String PAUSE_REASON = "cluster-singleton.io/pause-reason";
+
+	/**
+	 * Annotation with which a pause of every job marks each job's Lease, an ISO-8601
+	 * instant; the job's claims are refused while it is present.
+	 */
+	static final String ALL_PAUSED_AT = "cluster-singleton.io/all-paused-at";
+
+	/**
+	 * Annotation holding the job's cron override, as given.
+	 */
+	static final String CRON_OVERRIDE = "cluster-singleton.io/cron-override";
+
+	/**
+	 * Annotation holding the job's run-now requests: a JSON array, oldest first.
+	 */
+	static final String MANUAL_RUNS = "cluster-singleton.io/manual-runs";
+
+	/**
+	 * Annotation that tells the Lease holding the pause of every job (value
+	 * {@code pause-all}) from the Leases of jobs.
+	 */
+	static final String CONTROLS = "cluster-singleton.io/controls";
+
+	/**
 	 * Label on every Lease this backend creates.
 	 */
 	static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";

@@ -18,6 +18,7 @@ package io.github.clustersingleton.kubernetes;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -65,8 +66,11 @@ final class LeaseClaims {
 
 	private final LongSupplier nanoTime;
 
+	private final BooleanSupplier pausedAll;
+
 	LeaseClaims(LeaseApi api, JobLeases jobLeases, String namespace, LeaseExpiryObserver expiry, HeldLeases held,
-			Clock clock, LongSupplier nanoTime) {
+			Clock clock, LongSupplier nanoTime, BooleanSupplier pausedAll) {
+		this.pausedAll = pausedAll;
 		this.api = api;
 		this.jobLeases = jobLeases;
 		this.namespace = namespace;
@@ -107,6 +111,15 @@ final class LeaseClaims {
 		Instant serverTime = read.read().latestServerTime();
 		if (current != null) {
 			this.jobLeases.checkJob(current, request.jobName());
+			// the pause is judged on the Lease as read, as the rest of the claim: a pause
+			// written after this read makes the claim's PUT conflict, and read again
+			if (!request.overridesPause() && KubernetesJobControls.isPaused(current)) {
+				return done(AcquireResult.paused(LeaseCodec.lastSlot(current)));
+			}
+		}
+		else if (!request.recovery() && !request.overridesPause() && this.pausedAll.getAsBoolean()) {
+			// no Lease to carry the mark of a pause of every job: read that pause
+			return done(AcquireResult.paused(null));
 		}
 		if (request.recovery()) {
 			return recover(name, request, current, sent);

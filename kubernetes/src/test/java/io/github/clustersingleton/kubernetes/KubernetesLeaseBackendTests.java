@@ -177,6 +177,21 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@Override
+	protected boolean supportsControls() {
+		return true;
+	}
+
+	/**
+	 * A backend on a Lease prefix of this test class's own, in the same namespace.
+	 */
+	@Override
+	protected LeaseBackend isolatedBackend() {
+		return new KubernetesLeaseBackend(this.client, NAMESPACE, "cs-isolated-", Duration.ofSeconds(5),
+				Clock.systemUTC(), KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY,
+				() -> System.nanoTime() + this.nanoTimeTravelled.get());
+	}
+
+	@Override
 	protected long roundTrips() {
 		return this.server.getRequestCount() - this.requestCountAtReset;
 	}
@@ -218,6 +233,15 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	@Override
 	protected int expectedAcquireRoundTrips() {
 		return 2;
+	}
+
+	/**
+	 * A job's very first claim also reads the Lease of the pause of every job: there is
+	 * no Lease of the job yet to carry that pause's mark.
+	 */
+	@Override
+	protected int expectedFirstAcquireRoundTrips() {
+		return 3;
 	}
 
 	/**
@@ -695,7 +719,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		LeaseRequest first = request(job, "node-a", LONG_TTL, s1).withPolicy(RECOVER_FAILED, null);
 		resetRoundTrips();
 		AcquireResult result = this.backend.tryAcquire(first);
-		assertThat(roundTrips()).as("GET and POST").isEqualTo(2);
+		assertThat(roundTrips()).as("GET, GET of the pause of every job, and POST").isEqualTo(3);
 		assertThat(result.run()).isEqualTo(new SlotRun(s1, 1, RunState.RUNNING));
 		assertThat(lease(job).getMetadata().getAnnotations())
 			.containsEntry(KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, s1.toString())

@@ -38,9 +38,14 @@ import static io.github.clustersingleton.redis.RedisReplies.millis;
  *
  * @param request the acquisition
  * @param ttlMillis the TTL in milliseconds
+ * @param withPauseAll whether the pause-all key is passed, so that the claim checks the
+ * pause of every job atomically (not in a Redis Cluster, where it lives on another slot)
+ * @param pauseAllChecked whether the caller read the pause-all key and found no pause,
+ * for a job never claimed before, without the pause-all key
  * @author cluster-singleton contributors
  */
-record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptCall<AcquireCall.Reply>, GrantingCall {
+record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll,
+		boolean pauseAllChecked) implements RedisScriptCall<AcquireCall.Reply>, GrantingCall {
 
 	@Override
 	public String jobName() {
@@ -64,7 +69,10 @@ record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptC
 
 	@Override
 	public List<String> keys(RedisKeys keys) {
-		return keys.leaseAndMeta(this.request.jobName());
+		if (!this.withPauseAll) {
+			return keys.leaseAndMeta(this.request.jobName());
+		}
+		return List.of(keys.lease(this.request.jobName()), keys.meta(this.request.jobName()), keys.controls());
 	}
 
 	@Override
@@ -74,26 +82,37 @@ record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptC
 				millis(this.request.slot()), Long.toString(this.request.slotTolerance().toMillis()),
 				flag(policy.recoverLost()), flag(policy.recoverFailed()), Integer.toString(policy.maxAttempts()),
 				flag(policy.catchUp()), millis(this.request.previousSlot()), flag(this.request.recovery()),
-				Long.toString(this.request.recoveryGrace().toMillis()));
+				Long.toString(this.request.recoveryGrace().toMillis()), flag(this.pauseAllChecked),
+				flag(this.request.overridesPause()));
 	}
 
 	/**
 	 * Decode {@code {1, fence, now[, last_slot, run_slot, attempt, run_state]}} (the run
-	 * part read only under an active policy) or {@code {0, holder, last_slot, now}}.
+	 * part read only under an active policy), {@code {2, last_slot, now}} (paused),
+	 * {@code {3, now}} (read the pause of every job first) or {@code {0, holder,
+	 * last_slot, now}}.
 	 */
 	@Override
 	public Reply decode(List<Object> reply) {
-		if (asLong(element(reply, 0)) == 1) {
+		long outcome = asLong(element(reply, 0));
+		if (outcome == 1) {
 			Instant storeTime = asTime(element(reply, 2));
 			long fence = asLong(element(reply, 1));
 			if (!this.request.policy().isActive()) {
-				return new Reply(true, fence, storeTime, null, null, null);
+				return new Reply(true, false, false, fence, storeTime, null, null, null);
 			}
-			return new Reply(true, fence, storeTime, null, asInstant(element(reply, 3)),
+			return new Reply(true, false, false, fence, storeTime, null, asInstant(element(reply, 3)),
 					slotRun(element(reply, 4), element(reply, 5), element(reply, 6)));
 		}
-		return new Reply(false, 0, asTime(element(reply, 3)), asText(element(reply, 1)), asInstant(element(reply, 2)),
-				null);
+		if (outcome == 2) {
+			return new Reply(false, true, false, 0, asTime(element(reply, 2)), null, asInstant(element(reply, 1)),
+					null);
+		}
+		if (outcome == 3) {
+			return new Reply(false, false, true, 0, asTime(element(reply, 1)), null, null, null);
+		}
+		return new Reply(false, false, false, 0, asTime(element(reply, 3)), asText(element(reply, 1)),
+				asInstant(element(reply, 2)), null);
 	}
 
 	private static @Nullable SlotRun slotRun(@Nullable Object slot, @Nullable Object attempt, @Nullable Object state) {
@@ -109,6 +128,9 @@ record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptC
 	 * The reply of {@code acquire.lua}.
 	 *
 	 * @param acquired whether the lease was acquired
+	 * @param paused whether the claim was refused because the job is paused
+	 * @param checkPauseAll whether the caller must read the pause of every job and ask
+	 * again
 	 * @param fence the fencing token of the acquisition (0 when not acquired)
 	 * @param storeTime the server's clock
 	 * @param holder who holds the lease, when not acquired
@@ -116,8 +138,8 @@ record AcquireCall(LeaseRequest request, long ttlMillis) implements RedisScriptC
 	 * policy)
 	 * @param run the job's current run, when acquired under an active policy
 	 */
-	record Reply(boolean acquired, long fence, @Nullable Instant storeTime, @Nullable String holder,
-			@Nullable Instant lastSlot, @Nullable SlotRun run) {
+	record Reply(boolean acquired, boolean paused, boolean checkPauseAll, long fence, @Nullable Instant storeTime,
+			@Nullable String holder, @Nullable Instant lastSlot, @Nullable SlotRun run) {
 
 	}
 

@@ -195,6 +195,21 @@ final class ClusterSlotGrouping {
 		return failure;
 	}
 
+	/**
+	 * Return whether calls over several slots were refused once (a Redis Cluster).
+	 * @return whether calls are made per hash slot
+	 */
+	boolean perSlot() {
+		return this.perSlot;
+	}
+
+	/**
+	 * Switch to calls per hash slot after a {@code CROSSSLOT} refusal.
+	 */
+	void crossSlot() {
+		switchToPerSlot();
+	}
+
 	private void switchToPerSlot() {
 		if (!this.perSlot) {
 			this.perSlot = true;

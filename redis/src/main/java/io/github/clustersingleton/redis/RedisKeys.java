@@ -18,6 +18,8 @@ package io.github.clustersingleton.redis;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
@@ -78,6 +80,53 @@ final class RedisKeys {
 	 */
 	String runs(String jobName) {
 		return hashTag(jobName) + ":runs";
+	}
+
+	/**
+	 * Return the key of a job's run-now requests, {@code {<prefix>:<name>}:manual}.
+	 * @param jobName the job name
+	 * @return the key
+	 */
+	String manual(String jobName) {
+		return hashTag(jobName) + ":manual";
+	}
+
+	/**
+	 * Return the key of the pause of every job, {@code <prefix>:controls}.
+	 * @return the key
+	 */
+	String controls() {
+		return this.prefix + ":controls";
+	}
+
+	/**
+	 * Return the {@code SCAN} pattern of the meta hashes of every job of this prefix.
+	 * @return the pattern
+	 */
+	String metaPattern() {
+		StringBuilder pattern = new StringBuilder("{");
+		for (char c : this.prefix.toCharArray()) {
+			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+				pattern.append('\\');
+			}
+			pattern.append(c);
+		}
+		return pattern.append(":*}:meta").toString();
+	}
+
+	/**
+	 * Return the job of a meta hash key.
+	 * @param metaKey a key that {@link #metaPattern()} matched
+	 * @return the job name, or {@code null} when the key is not a meta hash of this
+	 * prefix
+	 */
+	@Nullable String jobOfMeta(String metaKey) {
+		String start = "{" + this.prefix + ":";
+		String end = "}:meta";
+		if (!metaKey.startsWith(start) || !metaKey.endsWith(end) || metaKey.length() <= start.length() + end.length()) {
+			return null;
+		}
+		return metaKey.substring(start.length(), metaKey.length() - end.length());
 	}
 
 	/**

@@ -30,6 +30,7 @@ import java.util.Set;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
@@ -102,6 +103,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	private final StoreTimeRelay storeTime = new StoreTimeRelay();
 
+	private final RedisJobControls controls;
+
 	/**
 	 * Create a new instance with the {@link #DEFAULT_KEY_PREFIX default key prefix}.
 	 * @param executor how the scripts reach Redis
@@ -123,6 +126,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		this.grouping = new ClusterSlotGrouping(this.keys);
 		this.replicaWait = new ReplicaWait(executor, this.keys);
 		this.runLedger = new RedisRunLedger(executor, this.keys, this.grouping);
+		this.controls = new RedisJobControls(executor, this.keys, this.grouping);
 	}
 
 	@Override
@@ -233,12 +237,21 @@ public class RedisLeaseBackend implements LeaseBackend {
 		this.keys.validateJobName(jobName, MAX_JOB_NAME_LENGTH);
 	}
 
+	/**
+	 * Claim with one {@code acquire.lua} call, which refuses the claim of a paused job
+	 * (see {@link #controls()}). Outside a Redis Cluster the call also reads the pause of
+	 * every job; the first claim answered with {@code CROSSSLOT} (a Redis Cluster, where
+	 * that key lives on another slot) is sent again without it, and so are all later
+	 * ones.
+	 */
 	@Override
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
-		ReplicaWait.Replicated<AcquireCall.Reply> replicated = this.replicaWait
-			.execute(new AcquireCall(request, ttlMillis(request.ttl())), request.ttl());
-		AcquireCall.Reply reply = replicated.reply();
+		AcquireCall.Reply reply = acquire(request);
+		if (reply.paused()) {
+			this.storeTime.observe(reply.storeTime());
+			return AcquireResult.paused(reply.lastSlot());
+		}
 		if (reply.acquired()) {
 			this.storeTime.observe(reply.storeTime());
 			if (!request.policy().isActive()) {
@@ -252,6 +265,37 @@ public class RedisLeaseBackend implements LeaseBackend {
 			return (holder != null) ? AcquireResult.held(holder) : AcquireResult.nothingPending();
 		}
 		return AcquireResult.notAcquired(request, holder, reply.lastSlot(), storeTime);
+	}
+
+	private AcquireCall.Reply acquire(LeaseRequest request) {
+		boolean withPauseAll = !this.grouping.perSlot();
+		AcquireCall.Reply reply;
+		try {
+			reply = acquire(request, withPauseAll, false);
+		}
+		catch (RuntimeException ex) {
+			if (!withPauseAll || !RedisErrors.isCrossSlot(ex)) {
+				throw ex;
+			}
+			// refused before the script ran: nothing was written
+			this.grouping.crossSlot();
+			reply = acquire(request, false, false);
+		}
+		if (!reply.checkPauseAll()) {
+			return reply;
+		}
+		// a Redis Cluster, and a job never claimed before: its meta hash cannot carry the
+		// mark of a pause of every job, so that pause is read first
+		if (this.controls.pausedAll()) {
+			return new AcquireCall.Reply(false, true, false, 0, reply.storeTime(), null, null, null);
+		}
+		return acquire(request, false, true);
+	}
+
+	private AcquireCall.Reply acquire(LeaseRequest request, boolean withPauseAll, boolean pauseAllChecked) {
+		return this.replicaWait
+			.execute(new AcquireCall(request, ttlMillis(request.ttl()), withPauseAll, pauseAllChecked), request.ttl())
+			.reply();
 	}
 
 	@Override
@@ -285,6 +329,16 @@ public class RedisLeaseBackend implements LeaseBackend {
 				(group) -> pending.addAll(new FindPendingCall(group, policies).execute(this.executor, this.keys)),
 				true);
 		return pending;
+	}
+
+	/**
+	 * Return the controls kept next to the leases; see {@link RedisJobControls} for the
+	 * key layout and for what is atomic, in particular the pause of every job in a Redis
+	 * Cluster.
+	 */
+	@Override
+	public Optional<JobControls> controls() {
+		return Optional.of(this.controls);
 	}
 
 	@Override

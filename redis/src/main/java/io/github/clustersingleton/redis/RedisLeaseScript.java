@@ -116,7 +116,54 @@ public enum RedisLeaseScript {
 	/**
 	 * Force-release a lease: {@code KEYS} the lease key.
 	 */
-	FORCE_RELEASE("force-release.lua");
+	FORCE_RELEASE("force-release.lua"),
+
+	/**
+	 * Pause a job, or every job, or mark a job as paused by a pause of every job:
+	 * {@code KEYS} a meta key or the pause-all key; {@code ARGV} who, why, the mark flag.
+	 */
+	CONTROL_PAUSE("control-pause.lua"),
+
+	/**
+	 * Resume a job, or clear the pause of every job: {@code KEYS} a meta key or the
+	 * pause-all key; {@code ARGV} the skip flag, the resume-all flag.
+	 */
+	CONTROL_RESUME("control-resume.lua"),
+
+	/**
+	 * Store or clear a job's cron override: {@code KEYS} the meta key; {@code ARGV} the
+	 * expression or {@code ''}.
+	 */
+	CONTROL_RESCHEDULE("control-reschedule.lua"),
+
+	/**
+	 * Read the controls of several jobs: {@code KEYS} the meta keys, the run-now keys and
+	 * optionally the pause-all key; {@code ARGV} the number of jobs.
+	 */
+	CONTROL_READ("control-read.lua"),
+
+	/**
+	 * Store a run-now request: {@code KEYS} meta and run-now key; {@code ARGV} who asked.
+	 */
+	MANUAL_REQUEST("manual-request.lua"),
+
+	/**
+	 * Start a pending run-now request: {@code KEYS} lease, meta and run-now key;
+	 * {@code ARGV} request id, owner, fencing token.
+	 */
+	MANUAL_START("manual-start.lua"),
+
+	/**
+	 * Record how a run-now request ended: {@code KEYS} the run-now key; {@code ARGV}
+	 * request id, state, error, how many ended requests to keep.
+	 */
+	MANUAL_FINISH("manual-finish.lua"),
+
+	/**
+	 * Read run-now requests: {@code KEYS} the run-now key; {@code ARGV} request id or
+	 * {@code ''}, the most to return.
+	 */
+	MANUAL_READ("manual-read.lua");
 
 	private final String fileName;
 

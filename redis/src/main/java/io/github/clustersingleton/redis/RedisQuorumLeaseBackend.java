@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
@@ -373,6 +374,18 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	 * Describe a job from the answers of a majority: the largest fence and last slot any
 	 * member knows, and the holder whose lease a majority holds (none otherwise).
 	 */
+	/**
+	 * Return no controls: a pause, a run-now request or a cron override would have to be
+	 * agreed by a majority of independent servers and checked by every member's claim,
+	 * which this backend does not do. Pausing, resuming, running now and rescheduling are
+	 * refused with this backend.
+	 * @return empty
+	 */
+	@Override
+	public Optional<JobControls> controls() {
+		return Optional.empty();
+	}
+
 	@Override
 	public Optional<LeaseInfo> describe(String jobName) {
 		Assert.hasText(jobName, "'jobName' must not be empty");

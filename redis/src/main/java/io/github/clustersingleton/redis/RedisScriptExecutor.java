@@ -104,4 +104,18 @@ public interface RedisScriptExecutor {
 	 */
 	Map<String, String> getConfig(String parameter);
 
+	/**
+	 * Return the keys that match a pattern ({@code SCAN} with {@code MATCH}), on every
+	 * master where the client knows several. Used by the controls of every job, which are
+	 * rare operator actions.
+	 * @param pattern the glob-style pattern
+	 * @return the keys, possibly with duplicates
+	 * @throws UnsupportedOperationException when this executor cannot scan
+	 * @since 0.1.0
+	 */
+	default List<String> scan(String pattern) {
+		throw new UnsupportedOperationException(
+				this + " cannot scan Redis keys, which the pause and resume of " + "every job need");
+	}
+
 }

@@ -31,6 +31,7 @@ import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.options.KeysScanOptions;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.codec.StringCodec;
@@ -156,6 +157,14 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 	private static void checkSha1(RedisLeaseScript script, String sha1) {
 		Assert.state(script.getSha1().equalsIgnoreCase(sha1), () -> "Redis returned SHA-1 " + sha1 + " for "
 				+ script.getFileName() + ", expected " + script.getSha1());
+	}
+
+	@Override
+	public List<String> scan(String pattern) {
+		Assert.hasText(pattern, "'pattern' must not be empty");
+		List<String> keys = new ArrayList<>();
+		this.redisson.getKeys().getKeys(KeysScanOptions.defaults().pattern(pattern).chunkSize(500)).forEach(keys::add);
+		return keys;
 	}
 
 	@Override

@@ -32,10 +32,13 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -180,6 +183,34 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 			.execute((RedisCallback<String>) (connection) -> connection.scriptingCommands().scriptLoad(source));
 		Assert.state(script.getSha1().equalsIgnoreCase(sha1), () -> "Redis returned SHA-1 " + sha1 + " for "
 				+ script.getFileName() + ", expected " + script.getSha1());
+	}
+
+	/**
+	 * Scan with {@code SCAN}; on a Redis Cluster connection, on every master.
+	 */
+	@Override
+	public List<String> scan(String pattern) {
+		Assert.hasText(pattern, "'pattern' must not be empty");
+		ScanOptions options = ScanOptions.scanOptions().match(pattern).count(500).build();
+		List<String> keys = this.template.execute((RedisCallback<List<String>>) (connection) -> {
+			List<String> found = new ArrayList<>();
+			if (connection instanceof RedisClusterConnection cluster) {
+				for (RedisClusterNode node : cluster.clusterGetNodes()) {
+					if (node.isMaster()) {
+						try (Cursor<byte[]> cursor = cluster.scan(node, options)) {
+							cursor.forEachRemaining((key) -> found.add(new String(key, StandardCharsets.UTF_8)));
+						}
+					}
+				}
+			}
+			else {
+				try (Cursor<byte[]> cursor = connection.keyCommands().scan(options)) {
+					cursor.forEachRemaining((key) -> found.add(new String(key, StandardCharsets.UTF_8)));
+				}
+			}
+			return found;
+		});
+		return (keys != null) ? keys : List.of();
 	}
 
 	@Override

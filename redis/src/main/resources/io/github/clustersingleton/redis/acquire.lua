@@ -19,6 +19,12 @@
 -- ARGV[10] the cron slot before ARGV[4] in epoch milliseconds, or '' for none
 -- ARGV[11] '1' for a recovery claim (ARGV[4] is then ''), else '0' (missing: '0')
 -- ARGV[12] the recovery grace in milliseconds (missing: 0)
+-- ARGV[13] '1' when the caller read the pause-all hash and found no pause, after this
+--          script answered {3, now} (missing: '0'); only without KEYS[3]
+-- ARGV[14] '1' for a claim that overrides the pause (a run-now request's: no slot, no
+--          policy), which neither pause refuses (missing: '0')
+-- KEYS[3]  optional: the pause-all hash <prefix>:controls (paused_at, ...), passed where
+--          it shares the server with the job's keys (not in a Redis Cluster)
 --
 -- Work is pending on the row (predicate P, evaluated on the row as it is before the
 -- claim, false while run_slot is unset) when
@@ -42,18 +48,37 @@
 -- it (recover_at = now + ARGV[12]) and fails; a claim, first or recovery, takes it over
 -- only at or after recover_at, and fails meanwhile, as while the lease is live.
 -- Every successful claim sets run_token to its lease token and clears recover_at.
+-- A paused job (the meta hash's paused_at, or all_paused_at that a pause of every job
+-- marked, or the pause-all hash KEYS[3]'s paused_at) is not claimed: every claim, first
+-- or recovery, is refused with {2, last_slot or '', now} before any other check (a
+-- live lease, a done slot) and writes nothing (not even the recovery mark).
 --
 -- Returns {1, fence, now} when acquired without an active policy,
 -- {1, fence, now, last_slot, run_slot, attempt, run_state} when acquired under one (the
--- values after the claim, '' standing for none), else {0, holder or '', last_slot or '',
--- now}, with now this server's clock in epoch milliseconds. Nothing is written unless
+-- values after the claim, '' standing for none), {2, last_slot or '', now} when refused
+-- because the job is paused, {3, now} when the caller must read the pause-all hash first,
+-- else {0, holder or '', last_slot or '', now}, with now this
+-- server's clock in epoch milliseconds. Nothing is written unless
 -- acquired, except a recovery claim's mark.
 -- TIME in a script is safe: Redis 5+ replicates a script's effects, not the script.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at',
-  'recover_at')
+  'recover_at', 'paused_at', 'all_paused_at')
 local last_slot = meta[1]
+local overrides_pause = ARGV[14] == '1'
+local paused = not overrides_pause and (meta[7] ~= false or meta[8] ~= false)
+if not paused and not overrides_pause and KEYS[3] then
+  paused = redis.call('HEXISTS', KEYS[3], 'paused_at') == 1
+end
+if paused then
+  return {2, last_slot or '', now}
+end
+-- without KEYS[3] (a Redis Cluster), a job never claimed before (no fence) cannot carry
+-- the mark a pause of every job leaves: the caller reads the pause-all hash and asks again
+if not KEYS[3] and not overrides_pause and ARGV[13] ~= '1' and redis.call('HEXISTS', KEYS[2], 'fence') == 0 then
+  return {3, now}
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return {0, redis.call('HGET', KEYS[1], 'owner') or '', last_slot or '', now}
 end

@@ -46,6 +46,8 @@ import io.github.clustersingleton.AcquireResult.Outcome;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControl;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
@@ -114,6 +116,8 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 
 	private final Set<String> keyPrefixes = new HashSet<>(Set.of(RedisLeaseBackend.DEFAULT_KEY_PREFIX));
 
+	private final String isolatedPrefix = "cs-isolated-" + UUID.randomUUID().toString().substring(0, 8);
+
 	private String host;
 
 	private int port;
@@ -176,6 +180,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 				for (String prefix : this.keyPrefixes) {
 					deleteKeys("{" + prefix + ":" + jobNamePrefix() + "*");
 				}
+				this.admin.delete(this.isolatedPrefix + ":controls");
 			}
 		}
 		finally {
@@ -218,6 +223,20 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	@Override
 	protected StoreTimeTravel timeTravel() {
 		return new RedisStoreTimeTravel(this.backend, (key) -> List.of(this.port));
+	}
+
+	@Override
+	protected boolean supportsControls() {
+		return true;
+	}
+
+	/**
+	 * A backend on a key prefix of this test class's own.
+	 */
+	@Override
+	protected LeaseBackend isolatedBackend() {
+		this.keyPrefixes.add(this.isolatedPrefix);
+		return new RedisLeaseBackend(this.executor, this.isolatedPrefix);
 	}
 
 	@Test
@@ -652,7 +671,10 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	void renewalFallsBackToOneCallPerSlotWhenTheServerRefusesCrossSlotCalls() {
 		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
-		List<HeldLease> leases = acquireOnThreeSlots(clustered, "cluster");
+		// acquired on a backend of its own: a claim through the emulated cluster would
+		// already switch to one call per slot (its pause-of-every-job key is on another
+		// slot)
+		List<HeldLease> leases = acquireOnThreeSlots((RedisLeaseBackend) backend(), "cluster");
 		assertThat(clustered.forceRelease(leases.get(2).jobName())).isTrue();
 		Set<String> expected = Set.of(leases.get(0).leaseToken(), leases.get(1).leaseToken());
 		cluster.calls.set(0);
@@ -663,6 +685,39 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		assertThat(clustered.renew(leases, LONG_TTL)).isEqualTo(expected);
 		assertThat(cluster.calls).as("straight to one call per slot").hasValue(3);
 		assertThat(cluster.refused).hasValue(1);
+	}
+
+	@Test
+	void inARedisClusterAPauseOfEveryJobRefusesTheClaimsOfKnownAndUnseenJobs() {
+		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		String prefix = "cs-test-" + UUID.randomUUID().toString().substring(0, 8);
+		this.keyPrefixes.add(prefix);
+		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster, prefix);
+		JobControls controls = clustered.controls().orElseThrow();
+		String known = jobName("cluster-known");
+		String unseen = jobName("cluster-unseen");
+		LeaseRequest first = request(known, "node-a");
+		AcquireResult acquired = clustered.tryAcquire(first);
+		assertThat(acquired.isAcquired()).isTrue();
+		assertThat(cluster.refused).as("the claim with the pause-all key on another slot").hasValue(1);
+		clustered.release(HeldLease.of(first, acquired.fencingToken()), Duration.ZERO);
+		try {
+			controls.pause(null, "ops", "maintenance");
+			assertThat(clustered.tryAcquire(request(known, "node-b")).outcome())
+				.isEqualTo(AcquireResult.Outcome.PAUSED);
+			// a job never claimed: its first claim reads the pause of every job
+			assertThat(clustered.tryAcquire(request(unseen, "node-b")).outcome())
+				.isEqualTo(AcquireResult.Outcome.PAUSED);
+			assertThat(clustered.describe(unseen)).isEmpty();
+			assertThat(controls.read(List.of(known, unseen)).values()).allMatch(JobControl::paused);
+		}
+		finally {
+			controls.resume(null, false);
+			this.admin.delete(prefix + ":controls");
+		}
+		assertThat(clustered.tryAcquire(request(unseen, "node-b")).isAcquired()).isTrue();
+		assertThat(clustered.tryAcquire(request(known, "node-b")).isAcquired()).isTrue();
+		assertThat(cluster.refused).as("no call over several slots after the first").hasValue(1);
 	}
 
 	@Test
@@ -884,6 +939,11 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		@Override
 		public Map<String, String> getConfig(String parameter) {
 			return this.delegate.getConfig(parameter);
+		}
+
+		@Override
+		public List<String> scan(String pattern) {
+			return this.delegate.scan(pattern);
 		}
 
 	}

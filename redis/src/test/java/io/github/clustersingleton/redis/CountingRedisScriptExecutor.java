@@ -63,6 +63,12 @@ class CountingRedisScriptExecutor implements RedisScriptExecutor {
 	}
 
 	@Override
+	public List<String> scan(String pattern) {
+		this.calls.incrementAndGet();
+		return this.delegate.scan(pattern);
+	}
+
+	@Override
 	public Map<String, String> getConfig(String parameter) {
 		this.calls.incrementAndGet();
 		return this.delegate.getConfig(parameter);

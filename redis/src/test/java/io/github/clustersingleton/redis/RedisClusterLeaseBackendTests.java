@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -222,6 +223,8 @@ class RedisClusterLeaseBackendTests {
 
 		private RedisLeaseBackend unreachable;
 
+		private final String isolatedPrefix = "cs-isolated-" + UUID.randomUUID().toString().substring(0, 8);
+
 		/**
 		 * Return a new executor on the cluster whose seed nodes are given, registering
 		 * what must be closed with {@link #closeAfterAll}.
@@ -276,6 +279,19 @@ class RedisClusterLeaseBackendTests {
 		@Override
 		protected StoreTimeTravel timeTravel() {
 			return new RedisStoreTimeTravel(this.backend, (key) -> List.of(masterOf(RedisClusterSlots.slot(key))));
+		}
+
+		@Override
+		protected boolean supportsControls() {
+			return true;
+		}
+
+		/**
+		 * A backend on a key prefix of this test class's own, on the same cluster.
+		 */
+		@Override
+		protected LeaseBackend isolatedBackend() {
+			return new RedisLeaseBackend(this.executor, this.isolatedPrefix);
 		}
 
 		@Override
