@@ -103,4 +103,19 @@ public interface ClusterSingletonOperations {
 	 */
 	JobControl controls(String job);
 
+	/**
+	 * Return operations that act for the given principal: who asked is recorded as
+	 * {@code principal} instead of this node (as {@link JobControl#pausedBy()},
+	 * {@link ManualRun#requestedBy()}, in the log line and in
+	 * {@link ClusterSingletonControlEvent#getPrincipal()}). The Actuator endpoint and the
+	 * dashboard act for the authenticated user this way.
+	 * <p>
+	 * The default implementation returns these operations unchanged.
+	 * @param principal who asks, or {@code null} for this node
+	 * @return operations acting for {@code principal}
+	 */
+	default ClusterSingletonOperations withPrincipal(@Nullable String principal) {
+		return this;
+	}
+
 }

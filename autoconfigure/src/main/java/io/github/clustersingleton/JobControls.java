@@ -34,10 +34,13 @@ import org.jspecify.annotations.Nullable;
  * Contract shared by all implementations (checked by the contract test suite):
  * <ul>
  * <li>A paused job, or any job while every job is paused, is not claimed:
- * {@link LeaseBackend#tryAcquire} refuses a first claim or a recovery claim of it with
- * {@link AcquireResult.Outcome#PAUSED}, atomically with the pause (a claim that the store
- * serialises after the pause is refused, whatever the claiming node believes), and
- * changes nothing: the last claimed slot does not move.</li>
+ * {@link LeaseBackend#tryAcquire} refuses a first claim of a slot or a recovery claim of
+ * it with {@link AcquireResult.Outcome#PAUSED}, atomically with the pause (a claim that
+ * the store serialises after the pause is refused, whatever the claiming node believes),
+ * and changes nothing: the last claimed slot does not move. A first claim without a slot
+ * is not refused: it is how a run-now request takes the job's lease, also while the job
+ * is paused (the engine skips the other slot-less triggers of a paused job itself, from
+ * its latest read of the controls).</li>
  * <li>{@link #resume} without catch-up moves the job's last claimed slot to the store's
  * clock, so that the slots that passed while it was paused are not run, recovered or
  * caught up; with catch-up it leaves the slot where it was and the job's misfire policy

@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.jspecify.annotations.Nullable;
@@ -36,7 +37,8 @@ import org.springframework.util.Assert;
  * so every node reports the same), {@code UP} otherwise. It is a dead man's switch for
  * alerting, not for restarting pods: keep it out of the liveness and readiness groups (it
  * is not in them by default), since no single node can fix a job that the whole cluster
- * fails to run.
+ * fails to run. Jobs paused cluster-wide are never overdue; they are listed under
+ * {@code paused} with who paused them, when and why.
  *
  * @author cluster-singleton contributors
  * @since 0.2.0
@@ -72,11 +74,27 @@ public class ClusterSingletonJobsHealthIndicator extends AbstractHealthIndicator
 				overdue.put(job.name(), details);
 			}
 		}
+		Map<String, Object> paused = new LinkedHashMap<>();
+		executor.cachedControls().values().stream().filter(JobControl::paused).forEach((control) -> {
+			Map<String, Object> details = new LinkedHashMap<>();
+			details.put("pausedBy", (control.pausedBy() != null) ? control.pausedBy() : "unknown");
+			if (control.pausedAt() != null) {
+				details.put("pausedAt", control.pausedAt());
+			}
+			if (control.pauseReason() != null) {
+				details.put("reason", control.pauseReason());
+			}
+			paused.put(control.jobName(), details);
+		});
 		if (overdue.isEmpty()) {
 			builder.up();
 		}
 		else {
 			builder.down().withDetail("overdue", overdue);
+		}
+		if (!paused.isEmpty()) {
+			// a paused job is not overdue: an operator stopped it on purpose
+			builder.withDetail("paused", paused);
 		}
 	}
 

@@ -27,11 +27,13 @@ import java.util.function.Function;
 
 import io.github.clustersingleton.ClusterLeadership;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
+import io.github.clustersingleton.ClusterSingletonOperations;
 import io.github.clustersingleton.ClusterSingletonTemplate;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeadershipGrantedEvent;
 import io.github.clustersingleton.LeadershipRevokedEvent;
 import io.github.clustersingleton.aop.ClusterSingletonBeanPostProcessor;
+import io.github.clustersingleton.aop.DefaultClusterSingletonOperations;
 import io.github.clustersingleton.aop.DefaultClusterSingletonTemplate;
 import io.github.clustersingleton.aop.JobDefaults;
 import io.github.clustersingleton.aop.JobDefaults.JobOverride;
@@ -125,6 +127,13 @@ public final class ClusterSingletonAutoConfiguration {
 	DefaultClusterSingletonTemplate clusterSingletonTemplate(Environment environment,
 			ObjectProvider<ClusterSingletonExecutor> executor) {
 		return new DefaultClusterSingletonTemplate(jobDefinitionFactory(environment), executor::getObject);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(ClusterSingletonOperations.class)
+	DefaultClusterSingletonOperations clusterSingletonOperations(JobRegistry registry,
+			ObjectProvider<ClusterSingletonExecutor> executor, ApplicationEventPublisher eventPublisher) {
+		return new DefaultClusterSingletonOperations(registry, executor::getObject, eventPublisher);
 	}
 
 	@Bean(destroyMethod = "close")

@@ -20,6 +20,7 @@ import java.util.List;
 
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.aop.DefaultClusterSingletonOperations;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
@@ -95,7 +96,8 @@ public final class ClusterSingletonStartup
 		for (JobDefinition job : jobs) {
 			registry.target(job.name())
 				.ifPresent((target) -> executor.registerJob(job,
-						PreparedInvocation.of(job.name(), target.bean(), target.method())));
+						PreparedInvocation.of(job.name(), target.bean(), target.method()),
+						DefaultClusterSingletonOperations.runsNow(target.method())));
 		}
 		if (leaderMode) {
 			executor.startLeaderElection();

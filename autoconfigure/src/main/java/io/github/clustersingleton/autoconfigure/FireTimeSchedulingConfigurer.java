@@ -66,7 +66,7 @@ final class FireTimeSchedulingConfigurer implements SchedulingConfigurer, Ordere
 			scheduler = findScheduler();
 		}
 		if (scheduler != null && !(scheduler instanceof ScheduledFireTime)) {
-			registrar.setTaskScheduler(new ScheduledFireTime(scheduler));
+			registrar.setTaskScheduler(new ScheduledFireTime(scheduler, new JobCronSwitch(this.beanFactory)));
 		}
 	}
 

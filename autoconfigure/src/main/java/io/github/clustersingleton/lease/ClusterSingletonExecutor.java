@@ -211,9 +211,22 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 * {@link PreparedInvocation})
 	 */
 	public void registerJob(JobDefinition job, Invocation invocation) {
+		registerJob(job, invocation, true);
+	}
+
+	/**
+	 * Register a job that the scheduler triggers, telling whether its invocation does the
+	 * job's whole work (and can run a run-now request) or only starts it (a reactive or
+	 * suspending method).
+	 * @param job the job
+	 * @param invocation runs the job's body
+	 * @param runsNow whether run-now requests of the job are run through
+	 * {@code invocation}
+	 */
+	public void registerJob(JobDefinition job, Invocation invocation, boolean runsNow) {
 		Assert.notNull(job, "'job' must not be null");
 		Assert.notNull(invocation, "'invocation' must not be null");
-		this.engine.monitor.register(job, invocation);
+		this.engine.monitor.register(job, invocation, runsNow);
 	}
 
 	/**
@@ -247,6 +260,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 * @throws Throwable what the job threw
 	 */
 	public boolean execute(JobDefinition job, boolean scheduled, Invocation invocation) throws Throwable {
+		job = this.engine.overrides.apply(job);
 		CronSlotSchedule schedule = job.schedule();
 		Instant slot = null;
 		if (scheduled && schedule != null) {
@@ -265,7 +279,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 * @return the slot, or {@code null} for a job without a cron schedule
 	 */
 	public @Nullable Instant slotOf(JobDefinition job) {
-		CronSlotSchedule schedule = job.schedule();
+		CronSlotSchedule schedule = this.engine.overrides.apply(job).schedule();
 		if (schedule == null) {
 			return null;
 		}
@@ -294,16 +308,17 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 * reports work pending on the job (a dead or failed run to repeat, slots nobody
 	 * claimed), this node does that work first, in slot order, under the lease it just
 	 * took.
-	 * @param job the job
+	 * @param definition the job
 	 * @param slot the slot the run claims, or {@code null} for none
 	 * @param trigger why the run starts
 	 * @param invocation the job's body
 	 * @return whether the job ran
 	 * @throws Throwable what the job threw
 	 */
-	public boolean execute(JobDefinition job, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
+	public boolean execute(JobDefinition definition, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
 			throws Throwable {
-		if (this.engine.claimer.skippedLocally(job, slot)) {
+		JobDefinition job = this.engine.overrides.apply(definition);
+		if (this.engine.claimer.skippedLocally(job, slot) || this.engine.claimer.pausedLocally(job, slot, trigger)) {
 			return false;
 		}
 		if (slot != null && this.engine.delivery.endingHere(job.name())) {

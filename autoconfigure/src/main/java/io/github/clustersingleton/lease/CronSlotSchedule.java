@@ -83,6 +83,22 @@ public final class CronSlotSchedule {
 	}
 
 	/**
+	 * Return the zone of the first cron expression of this schedule.
+	 * @return the zone
+	 */
+	public ZoneId zone() {
+		return this.crons.get(0).zone();
+	}
+
+	/**
+	 * Return how many cron expressions this schedule combines.
+	 * @return the number of expressions
+	 */
+	public int size() {
+		return this.crons.size();
+	}
+
+	/**
 	 * Return the expressions of this schedule, each with its zone, for display.
 	 * @return the expressions
 	 */

@@ -59,6 +59,10 @@ final class EngineComponents {
 
 	final PendingWorkMonitor monitor;
 
+	final CronOverrides overrides = new CronOverrides();
+
+	final JobControlMonitor controls;
+
 	EngineComponents(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, Clock clock,
 			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors, Sleeper sleeper,
 			PendingWorkMonitor.Runs runs) {
@@ -82,6 +86,10 @@ final class EngineComponents {
 				ticker);
 		this.monitor = new PendingWorkMonitor(backend, settings, clock, this.watchdog, this.ledger, this.state,
 				this.delivery, this.overdue, executors, runs);
+		this.controls = new JobControlMonitor(this, this.overrides);
+		this.monitor.setControlMonitor(this.controls);
+		this.claimer.setControlMonitor(this.controls);
+		this.overdue.setControlMonitor(this.controls);
 	}
 
 	/**

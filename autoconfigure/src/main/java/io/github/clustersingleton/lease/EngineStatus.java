@@ -20,9 +20,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.LeaseBackend;
 
 /**
@@ -156,6 +158,63 @@ public abstract class EngineStatus {
 	 */
 	public int undeliveredCompletions() {
 		return engine().delivery.undeliveredCompletions();
+	}
+
+	/**
+	 * Return this node's latest view of a job's cluster-wide controls, as the control
+	 * monitor read them from the store at most a third of the lease TTL ago (no store
+	 * round trip).
+	 * @param jobName the job
+	 * @return the controls, or empty before the first read that covered the job (or when
+	 * the store keeps no controls)
+	 */
+	public Optional<JobControl> cachedControls(String jobName) {
+		return Optional.ofNullable(engine().controls.cached(jobName));
+	}
+
+	/**
+	 * Return this node's latest view of the cluster-wide controls of every job registered
+	 * here.
+	 * @return the controls as last read, by job (empty before the first read)
+	 */
+	public Map<String, JobControl> cachedControls() {
+		return engine().controls.cached();
+	}
+
+	/**
+	 * Return whether this node's latest view shows a job paused cluster-wide.
+	 * @param jobName the job
+	 * @return {@code true} when paused as of the last read
+	 */
+	public boolean isPaused(String jobName) {
+		return engine().controls.isPaused(jobName);
+	}
+
+	/**
+	 * Return the cron overrides this node's triggers follow.
+	 * @return the overrides
+	 */
+	public CronOverrides cronOverrides() {
+		return engine().overrides;
+	}
+
+	/**
+	 * Return whether a job is registered here with a body that can run a run-now request
+	 * (a scheduled method that is neither reactive nor a suspend function).
+	 * @param jobName the job
+	 * @return {@code true} when this node can run the job's run-now requests
+	 */
+	public boolean runsNow(String jobName) {
+		RegisteredJob registered = engine().monitor.registered(jobName);
+		return registered != null && registered.runsNow();
+	}
+
+	/**
+	 * Read the cluster-wide controls of the registered jobs now and act on them, as the
+	 * control monitor does every third of the lease TTL once the background work started.
+	 */
+	public void pollControls() {
+		engine().monitor.pollControls();
 	}
 
 }

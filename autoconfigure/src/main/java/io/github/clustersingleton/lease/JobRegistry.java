@@ -113,6 +113,24 @@ public final class JobRegistry {
 	}
 
 	/**
+	 * Return the job a scheduler's task runs: the task of a {@code @Scheduled} method
+	 * describes itself by the method's class and name (Spring's
+	 * {@code ScheduledMethodRunnable}, also when wrapped).
+	 * @param task the task as the scheduler receives it
+	 * @return the job, or {@code null} when the task runs no registered job
+	 */
+	public @Nullable JobDefinition forScheduledTask(Runnable task) {
+		String description = task.toString();
+		for (Map.Entry<Method, JobDefinition> entry : this.byMethod.entrySet()) {
+			Method method = entry.getKey();
+			if (description.equals(method.getDeclaringClass().getName() + "." + method.getName())) {
+				return entry.getValue();
+			}
+		}
+		return null;
+	}
+
+	/**
 	 * Return the job of a name.
 	 * @param name the job name
 	 * @return the job

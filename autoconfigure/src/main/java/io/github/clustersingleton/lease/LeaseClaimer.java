@@ -74,6 +74,8 @@ final class LeaseClaimer {
 
 	private volatile RunObserver runObserver = RunObserver.NONE;
 
+	private volatile @Nullable JobControlMonitor controls;
+
 	LeaseClaimer(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, ClusterSingletonListener listener,
 			StoreClock storeClock, EngineState state, CompletionDelivery delivery, Ticker ticker) {
 		this.backend = backend;
@@ -87,6 +89,28 @@ final class LeaseClaimer {
 
 	void setRunObserver(RunObserver runObserver) {
 		this.runObserver = runObserver;
+	}
+
+	void setControlMonitor(JobControlMonitor controls) {
+		this.controls = controls;
+	}
+
+	/**
+	 * Whether a trigger without a slot (a fixed-rate or fixed-delay trigger, a direct
+	 * call) is skipped because this node's latest view of the cluster-wide controls shows
+	 * the job paused: the store refuses the claims of a paused job's slots itself, but
+	 * takes a claim without a slot, which a run-now request needs.
+	 */
+	boolean pausedLocally(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
+		JobControlMonitor controls = this.controls;
+		if (slot != null || trigger == RunTrigger.MANUAL || controls == null || !controls.isPaused(job.name())) {
+			return false;
+		}
+		logger
+			.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "': job paused cluster-wide"));
+		EngineSupport
+			.notify(() -> this.listener.acquireAttempted(job, null, AcquireResult.paused(null), Duration.ZERO));
+		return true;
 	}
 
 	/**
@@ -175,6 +199,11 @@ final class LeaseClaimer {
 			return null;
 		}
 		if (!result.isAcquired()) {
+			JobControlMonitor controls = this.controls;
+			if (result.outcome() == AcquireResult.Outcome.PAUSED && slot != null && !request.recovery()
+					&& controls != null) {
+				controls.recordPaused(job, slot);
+			}
 			if (!request.recovery()) {
 				logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'"
 						+ describeSlot(slot) + ": " + describeSkip(result)));

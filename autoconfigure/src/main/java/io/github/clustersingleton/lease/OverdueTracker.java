@@ -61,6 +61,8 @@ final class OverdueTracker {
 
 	private volatile Instant monitoringSince;
 
+	private volatile @Nullable JobControlMonitor controls;
+
 	OverdueTracker(RunLedgerWriter ledger, Clock clock, Duration leaseTtl) {
 		this.ledger = ledger;
 		this.clock = clock;
@@ -74,6 +76,10 @@ final class OverdueTracker {
 	 */
 	void startWatching() {
 		this.monitoringSince = this.clock.instant();
+	}
+
+	void setControlMonitor(JobControlMonitor controls) {
+		this.controls = controls;
 	}
 
 	/**
@@ -145,8 +151,18 @@ final class OverdueTracker {
 		}
 		// the ledger's last success, the same for every node (or this node's own, when
 		// later); before the first one, the time this node started watching
+		JobControlMonitor controls = this.controls;
+		if (controls != null && controls.isPaused(job.name())) {
+			// a paused job is not expected to run
+			return false;
+		}
 		Instant lastSuccess = this.clusterLastSuccess.get(job.name());
 		Instant reference = (lastSuccess != null) ? lastSuccess : this.monitoringSince;
+		Instant resumedAt = (controls != null) ? controls.resumedAt(job.name()) : null;
+		if (resumedAt != null && resumedAt.isAfter(reference)) {
+			// the time paused does not count
+			reference = resumedAt;
+		}
 		// judged as of the last read of the ledger, so that a success elsewhere since
 		// that
 		// read does not make the job look overdue until the next one; a read older than

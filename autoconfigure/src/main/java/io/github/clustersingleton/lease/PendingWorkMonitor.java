@@ -18,6 +18,7 @@ package io.github.clustersingleton.lease;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -84,6 +85,8 @@ final class PendingWorkMonitor {
 
 	private volatile @Nullable ExecutorService workers;
 
+	private volatile @Nullable JobControlMonitor controlMonitor;
+
 	PendingWorkMonitor(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, Clock clock,
 			LeaseWatchdog watchdog, RunLedgerWriter ledger, EngineState state, CompletionDelivery delivery,
 			OverdueTracker overdue, EngineExecutors executors, Runs runs) {
@@ -99,8 +102,50 @@ final class PendingWorkMonitor {
 		this.runs = runs;
 	}
 
-	void register(JobDefinition job, ClusterSingletonExecutor.Invocation invocation) {
-		this.registered.putIfAbsent(job.name(), new RegisteredJob(job, invocation));
+	void register(JobDefinition job, ClusterSingletonExecutor.Invocation invocation, boolean runsNow) {
+		this.registered.putIfAbsent(job.name(), new RegisteredJob(job, invocation, runsNow));
+	}
+
+	/**
+	 * Return a registered job.
+	 * @param jobName the job
+	 * @return the job, or {@code null} when it is not registered
+	 */
+	@Nullable RegisteredJob registered(String jobName) {
+		return this.registered.get(jobName);
+	}
+
+	/**
+	 * Follow the cluster-wide controls of the registered jobs with the given monitor,
+	 * every third of the lease TTL from the start of the background work.
+	 * @param controlMonitor the monitor
+	 */
+	void setControlMonitor(JobControlMonitor controlMonitor) {
+		this.controlMonitor = controlMonitor;
+	}
+
+	/**
+	 * Read and act on the cluster-wide controls of the registered jobs now.
+	 */
+	void pollControls() {
+		JobControlMonitor controlMonitor = this.controlMonitor;
+		if (controlMonitor == null) {
+			return;
+		}
+		try {
+			LeaderElection leader = this.state.leader();
+			Collection<RegisteredJob> jobs = this.registered.values();
+			if (leader != null && !leader.isLeader()) {
+				// the leader runs the requests; the others keep their view up to date
+				controlMonitor.poll(jobs, null);
+			}
+			else {
+				controlMonitor.poll(jobs, this);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("cluster-singleton's look at the cluster-wide controls failed", ex);
+		}
 	}
 
 	/**
@@ -123,6 +168,9 @@ final class PendingWorkMonitor {
 		if (anyPolicy) {
 			catchUpMissedSlots();
 			background.scheduleWithFixedDelay(this::claimPendingWork, tick, tick, TimeUnit.MILLISECONDS);
+		}
+		if (this.controlMonitor != null && this.backend.controls().isPresent() && !this.registered.isEmpty()) {
+			background.scheduleWithFixedDelay(this::pollControls, 0, tick, TimeUnit.MILLISECONDS);
 		}
 		if (this.ledger.ledger() != io.github.clustersingleton.RunLedger.NONE
 				&& this.registered.values().stream().anyMatch((job) -> job.job().policies().alertAfter() != null)) {
@@ -196,7 +244,7 @@ final class PendingWorkMonitor {
 		}
 	}
 
-	private void submit(RegisteredJob registered, Runnable task) {
+	void submit(RegisteredJob registered, Runnable task) {
 		ExecutorService workers = this.workers;
 		String name = registered.job().name();
 		if (workers == null || this.state.isClosing() || !this.inFlight.add(name)) {

@@ -151,7 +151,7 @@ public final class ReactiveRun {
 	 */
 	static @Nullable ReactiveRun start(EngineComponents engine, JobDefinition job, @Nullable Instant slot,
 			RunTrigger trigger) {
-		if (engine.claimer.skippedLocally(job, slot)) {
+		if (engine.claimer.skippedLocally(job, slot) || engine.claimer.pausedLocally(job, slot, trigger)) {
 			return null;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), engine.settings.owner(), EngineSupport.newLeaseToken(),

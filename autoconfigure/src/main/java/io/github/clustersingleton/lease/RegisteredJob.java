@@ -23,7 +23,7 @@ package io.github.clustersingleton.lease;
  * @param invocation runs the job's body
  * @author cluster-singleton contributors
  */
-record RegisteredJob(JobDefinition job, ClusterSingletonExecutor.Invocation invocation) {
+record RegisteredJob(JobDefinition job, ClusterSingletonExecutor.Invocation invocation, boolean runsNow) {
 
 	boolean hasPolicy() {
 		return this.job.schedule() != null && this.job.policies().claimPolicy().isActive();

@@ -19,9 +19,18 @@ package io.github.clustersingleton.lease;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -53,13 +62,35 @@ public class ScheduledFireTime implements TaskScheduler {
 
 	private final TaskScheduler delegate;
 
+	private final @Nullable CronSwitch cronSwitch;
+
+	private final Map<String, List<SwitchableTask>> switchable = new ConcurrentHashMap<>();
+
 	/**
 	 * Decorate a scheduler.
 	 * @param delegate the scheduler that runs the tasks
 	 */
 	public ScheduledFireTime(TaskScheduler delegate) {
+		this(delegate, null);
+	}
+
+	/**
+	 * Decorate a scheduler whose triggered tasks of guarded jobs follow the jobs' cron
+	 * overrides: such a task's trigger asks {@code cronSwitch} for the job's trigger at
+	 * every fire time, and a change of the override re-arms the task at once (its waiting
+	 * fire time is dropped and the next one computed from the new trigger).
+	 * @param delegate the scheduler that runs the tasks
+	 * @param cronSwitch tells the job of a task and the trigger it follows now, or
+	 * {@code null}
+	 * @since 0.1.0
+	 */
+	public ScheduledFireTime(TaskScheduler delegate, @Nullable CronSwitch cronSwitch) {
 		Assert.notNull(delegate, "'delegate' must not be null");
 		this.delegate = delegate;
+		this.cronSwitch = cronSwitch;
+		if (cronSwitch != null) {
+			cronSwitch.addListener(this::rearm);
+		}
 	}
 
 	/**
@@ -86,8 +117,26 @@ public class ScheduledFireTime implements TaskScheduler {
 
 	@Override
 	public @Nullable ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
-		Recording recording = new Recording(task, trigger);
-		return this.delegate.schedule(recording, recording::nextExecution);
+		CronSwitch cronSwitch = this.cronSwitch;
+		String jobName = (cronSwitch != null) ? cronSwitch.jobOf(task, trigger) : null;
+		if (cronSwitch == null || jobName == null) {
+			Recording recording = new Recording(task, trigger);
+			return this.delegate.schedule(recording, recording::nextExecution);
+		}
+		SwitchableTask switchable = new SwitchableTask(task, (context) -> {
+			Trigger current = cronSwitch.triggerOf(jobName);
+			return ((current != null) ? current : trigger).nextExecution(context);
+		});
+		this.switchable.computeIfAbsent(jobName, (name) -> new CopyOnWriteArrayList<>()).add(switchable);
+		switchable.arm();
+		return switchable;
+	}
+
+	private void rearm(String jobName) {
+		List<SwitchableTask> tasks = this.switchable.get(jobName);
+		if (tasks != null) {
+			tasks.forEach(SwitchableTask::rearm);
+		}
 	}
 
 	@Override
@@ -118,6 +167,127 @@ public class ScheduledFireTime implements TaskScheduler {
 	@Override
 	public String toString() {
 		return "ScheduledFireTime[" + this.delegate + "]";
+	}
+
+	/**
+	 * Tells which guarded job a triggered task runs and which trigger that job follows
+	 * now.
+	 */
+	public interface CronSwitch {
+
+		/**
+		 * Return the job a triggered task runs, when its schedule can be switched.
+		 * @param task the task as the scheduler receives it
+		 * @param trigger the task's own trigger
+		 * @return the job's name, or {@code null} to schedule the task as it is
+		 */
+		@Nullable String jobOf(Runnable task, Trigger trigger);
+
+		/**
+		 * Return the trigger a job follows now instead of its task's own.
+		 * @param jobName the job
+		 * @return the trigger, or {@code null} for the task's own
+		 */
+		@Nullable Trigger triggerOf(String jobName);
+
+		/**
+		 * Call a listener with a job's name whenever the trigger it follows changes.
+		 * @param listener the listener
+		 */
+		void addListener(Consumer<String> listener);
+
+	}
+
+	/**
+	 * A triggered task that can be scheduled again with a fresh fire-time queue: the
+	 * future the scheduler's caller holds.
+	 */
+	private final class SwitchableTask implements ScheduledFuture<Object> {
+
+		private final Runnable task;
+
+		private final Trigger trigger;
+
+		private @Nullable ScheduledFuture<?> current;
+
+		private boolean cancelled;
+
+		SwitchableTask(Runnable task, Trigger trigger) {
+			this.task = task;
+			this.trigger = trigger;
+		}
+
+		synchronized void arm() {
+			if (this.cancelled) {
+				return;
+			}
+			Recording recording = new Recording(this.task, this.trigger);
+			this.current = ScheduledFireTime.this.delegate.schedule(recording, recording::nextExecution);
+		}
+
+		synchronized void rearm() {
+			ScheduledFuture<?> current = this.current;
+			if (this.cancelled || (current != null && current.isCancelled())) {
+				return;
+			}
+			if (current != null) {
+				// a run under way ends normally; only its next fire time is dropped
+				current.cancel(false);
+			}
+			arm();
+		}
+
+		private synchronized @Nullable ScheduledFuture<?> current() {
+			return this.current;
+		}
+
+		@Override
+		public synchronized boolean cancel(boolean mayInterruptIfRunning) {
+			this.cancelled = true;
+			ScheduledFuture<?> current = this.current;
+			return current == null || current.cancel(mayInterruptIfRunning);
+		}
+
+		@Override
+		public synchronized boolean isCancelled() {
+			return this.cancelled;
+		}
+
+		@Override
+		public boolean isDone() {
+			ScheduledFuture<?> current = current();
+			return isCancelled() || current == null || current.isDone();
+		}
+
+		@Override
+		public @Nullable Object get() throws InterruptedException, ExecutionException {
+			ScheduledFuture<?> current = current();
+			return (current != null) ? current.get() : null;
+		}
+
+		@Override
+		public @Nullable Object get(long timeout, TimeUnit unit)
+				throws InterruptedException, ExecutionException, TimeoutException {
+			ScheduledFuture<?> current = current();
+			return (current != null) ? current.get(timeout, unit) : null;
+		}
+
+		@Override
+		public long getDelay(TimeUnit unit) {
+			ScheduledFuture<?> current = current();
+			return (current != null) ? current.getDelay(unit) : Long.MAX_VALUE;
+		}
+
+		@Override
+		public int compareTo(Delayed other) {
+			return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+		}
+
+		@Override
+		public String toString() {
+			return this.task.toString();
+		}
+
 	}
 
 	private static final class Recording implements Runnable {

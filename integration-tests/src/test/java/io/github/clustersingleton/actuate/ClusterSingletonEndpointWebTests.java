@@ -19,6 +19,7 @@ package io.github.clustersingleton.actuate;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.clustersingleton.LeaseBackend;
@@ -31,6 +32,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.servlet.client.RestTestClient;
@@ -162,6 +164,32 @@ class ClusterSingletonEndpointWebTests {
 			.value((status) -> assertThat(status).isIn(404, 405));
 		LeaseInfo lease = this.backend.describe("stuck").orElseThrow();
 		assertThat(lease.live()).isTrue();
+	}
+
+	@Test
+	void postIsRefusedWithoutWriteAccess() {
+		this.client.post()
+			.uri("/actuator/clustersingleton/report")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("action", "pause", "reason", "read-only"))
+			.exchange()
+			.expectStatus()
+			.isEqualTo(405);
+		this.client.post()
+			.uri("/actuator/clustersingleton")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("action", "pause"))
+			.exchange()
+			.expectStatus()
+			.isEqualTo(405);
+		this.client.get()
+			.uri("/actuator/clustersingleton/report")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.paused")
+			.isEqualTo(false);
 	}
 
 	@Test

@@ -32,6 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
@@ -89,6 +90,8 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 
 	private final AtomicLong operations = new AtomicLong();
 
+	private final InMemoryJobControls controls;
+
 	private volatile boolean reachable = true;
 
 	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
@@ -107,6 +110,7 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	public InMemoryLeaseBackend(Clock clock) {
 		Assert.notNull(clock, "'clock' must not be null");
 		this.clock = clock;
+		this.controls = new InMemoryJobControls(this.lock, this::enter, clock, this.leases);
 	}
 
 	@Override
@@ -192,6 +196,11 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	private AcquireResult acquire(LeaseRequest request, Instant now) {
 		StoredLease lease = this.leases.get(request.jobName());
 		Instant slot = request.slot();
+		if ((slot != null || request.recovery()) && this.controls.isPausedLocked(request.jobName())) {
+			// a paused job's slots and recovery are refused, changing nothing; a claim
+			// without a slot (a direct call, a run-now request) is not
+			return AcquireResult.paused((lease != null) ? lease.lastSlot : null);
+		}
 		if (request.recovery()) {
 			if (lease == null) {
 				return AcquireResult.nothingPending();
@@ -376,6 +385,16 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			this.lock.unlock();
 		}
 		return pending;
+	}
+
+	/**
+	 * Return the cluster-wide controls, kept in this JVM next to the leases and checked
+	 * by every claim under the same lock: every operation on them counts as one operation
+	 * of the store.
+	 */
+	@Override
+	public Optional<JobControls> controls() {
+		return Optional.of(this.controls);
 	}
 
 	/**

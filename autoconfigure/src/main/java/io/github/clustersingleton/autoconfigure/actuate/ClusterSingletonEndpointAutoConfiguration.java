@@ -16,12 +16,16 @@
 
 package io.github.clustersingleton.autoconfigure.actuate;
 
+import io.github.clustersingleton.ClusterSingletonOperations;
 import io.github.clustersingleton.actuate.ClusterSingletonEndpoint;
 import io.github.clustersingleton.actuate.ClusterSingletonRunHistory;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.lease.JobRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointProperties;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,12 +33,13 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 
 /**
  * {@link EnableAutoConfiguration Auto-configuration} of the
  * {@link ClusterSingletonEndpoint clustersingleton} actuator endpoint and the run history
- * it shows.
+ * it shows. Its write operations go through the {@link ClusterSingletonOperations} bean.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -45,6 +50,8 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnAvailableEndpoint(ClusterSingletonEndpoint.class)
 public final class ClusterSingletonEndpointAutoConfiguration {
 
+	private static final String ENDPOINT_ID = "clustersingleton";
+
 	@Bean
 	@ConditionalOnMissingBean
 	ClusterSingletonRunHistory clusterSingletonRunHistory() {
@@ -54,8 +61,20 @@ public final class ClusterSingletonEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ClusterSingletonEndpoint clusterSingletonEndpoint(JobRegistry registry, ListableBeanFactory beanFactory,
-			ClusterSingletonRunHistory history) {
-		return new ClusterSingletonEndpoint(registry, new ExistingExecutor(beanFactory), history);
+			ClusterSingletonRunHistory history, ObjectProvider<ClusterSingletonOperations> operations,
+			ApplicationEventPublisher eventPublisher, ObjectProvider<WebEndpointProperties> webProperties) {
+		return new ClusterSingletonEndpoint(registry, new ExistingExecutor(beanFactory), history,
+				operations::getIfUnique, eventPublisher, webPath(webProperties.getIfAvailable()));
+	}
+
+	/**
+	 * The endpoint's path under the management base path, to tell where a run-now request
+	 * can be read back.
+	 */
+	private static String webPath(@Nullable WebEndpointProperties properties) {
+		String basePath = (properties != null) ? properties.getBasePath() : "/actuator";
+		String mapping = (properties != null) ? properties.getPathMapping().get(ENDPOINT_ID) : null;
+		return basePath + "/" + ((mapping != null) ? mapping : ENDPOINT_ID);
 	}
 
 }

@@ -20,8 +20,8 @@ import javax.sql.DataSource;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.actuate.ClusterSingletonEndpoint;
-import io.github.clustersingleton.actuate.ClusterSingletonEndpoint.ClusterSingletonDescriptor;
-import io.github.clustersingleton.actuate.ClusterSingletonEndpoint.JobDescriptor;
+import io.github.clustersingleton.actuate.ClusterSingletonEndpointDescriptors.ClusterSingletonDescriptor;
+import io.github.clustersingleton.actuate.ClusterSingletonEndpointDescriptors.JobDescriptor;
 import io.github.clustersingleton.actuate.ClusterSingletonRunHistory;
 import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguration;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration;

@@ -1,0 +1,101 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.clustersingleton.autoconfigure;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.CronSlotSchedule;
+import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobRegistry;
+import io.github.clustersingleton.lease.ScheduledFireTime;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.scheduling.Trigger;
+import org.springframework.scheduling.support.CronTrigger;
+
+/**
+ * Lets the cron tasks of guarded jobs follow the jobs' cluster-wide cron overrides: tells
+ * {@link ScheduledFireTime} which job a task runs (by the scheduled method the task
+ * describes) and the trigger the job follows now.
+ *
+ * @author cluster-singleton contributors
+ */
+final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
+
+	private final ListableBeanFactory beanFactory;
+
+	private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+
+	private final AtomicBoolean subscribed = new AtomicBoolean();
+
+	JobCronSwitch(ListableBeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+	}
+
+	@Override
+	public @Nullable String jobOf(Runnable task, Trigger trigger) {
+		if (!(trigger instanceof CronTrigger)) {
+			return null;
+		}
+		JobRegistry registry = this.beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable();
+		if (registry == null) {
+			return null;
+		}
+		JobDefinition job = registry.forScheduledTask(task);
+		CronSlotSchedule schedule = (job != null) ? job.schedule() : null;
+		if (job == null || schedule == null || schedule.size() != 1) {
+			return null;
+		}
+		ClusterSingletonExecutor executor = executor();
+		if (executor == null) {
+			return null;
+		}
+		if (this.subscribed.compareAndSet(false, true)) {
+			executor.cronOverrides().addListener((name) -> this.listeners.forEach((listener) -> listener.accept(name)));
+		}
+		return job.name();
+	}
+
+	@Override
+	public @Nullable Trigger triggerOf(String jobName) {
+		ClusterSingletonExecutor executor = executor();
+		JobRegistry registry = this.beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable();
+		if (executor == null || registry == null) {
+			return null;
+		}
+		String expression = executor.cronOverrides().expression(jobName);
+		CronSlotSchedule schedule = registry.forName(jobName).map(JobDefinition::schedule).orElse(null);
+		if (expression == null || schedule == null) {
+			return null;
+		}
+		return new CronTrigger(expression, schedule.zone());
+	}
+
+	@Override
+	public void addListener(Consumer<String> listener) {
+		this.listeners.add(listener);
+	}
+
+	private @Nullable ClusterSingletonExecutor executor() {
+		return this.beanFactory.getBeanProvider(ClusterSingletonExecutor.class).getIfAvailable();
+	}
+
+}
