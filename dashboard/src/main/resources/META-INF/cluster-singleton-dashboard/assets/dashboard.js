@@ -100,6 +100,17 @@
 		return minutes + ' min ' + Math.round((millis % 60000) / 1000) + ' s';
 	}
 
+	// an ISO-8601 duration as Jackson writes a java.time.Duration: PT0.0123S, PT-1.5S, PT1H2M
+	function isoDuration(text) {
+		var match = /^PT(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?\d+(?:\.\d+)?)S)?$/.exec(text || '');
+		if (!match) {
+			return text || '–';
+		}
+		var millis = ((parseInt(match[1] || '0', 10) * 60 + parseInt(match[2] || '0', 10)) * 60
+			+ parseFloat(match[3] || '0')) * 1000;
+		return (millis < 0 ? '-' : '') + duration(Math.round(Math.abs(millis)));
+	}
+
 	function runMillis(run) {
 		if (!run.startedAt) {
 			return null;
@@ -212,7 +223,7 @@
 		item('store', data.backend || '–', 'backend');
 		item('served by node', data.owner || '–', 'owner');
 		if (data.clockOffset) {
-			item('clock offset', data.clockOffset, 'clock-offset');
+			item('clock offset', isoDuration(data.clockOffset), 'clock-offset');
 		}
 		if (data.leader) {
 			item('leader', (data.leader.leader || 'none') + ' (term ' + data.leader.term + ')', 'leader');
@@ -337,7 +348,7 @@
 			facts.appendChild(fact('paused at', time(job.pausedAt), 'paused-at'));
 		}
 		if (job.overdue) {
-			facts.appendChild(fact('overdue', 'no success within ' + (settings.alertAfter || '?'), 'overdue'));
+			facts.appendChild(fact('overdue', 'no success within ' + isoDuration(settings.alertAfter), 'overdue'));
 		}
 		[['lease error', job.leaseError], ['run ledger error', job.historyError], ['controls error', job.controlsError]]
 			.forEach(function (error) {
@@ -402,10 +413,11 @@
 			cards = {};
 			return;
 		}
-		var empty = container.querySelector('.empty');
-		if (empty) {
-			container.removeChild(empty);
-		}
+		Array.prototype.slice.call(container.children).forEach(function (child) {
+			if (!child.hasAttribute('data-job')) {
+				container.removeChild(child);
+			}
+		});
 		Object.keys(cards).forEach(function (name) {
 			if (names.indexOf(name) < 0) {
 				container.removeChild(cards[name].card);
@@ -540,8 +552,8 @@
 			renderTimeline(result.json);
 			$('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
 			body.setAttribute('data-loaded', 'true');
-		}, function (error) {
-			showProblem('Could not read the clustersingleton endpoint at ' + config.endpoint + ': ' + error);
+		})['catch'](function (error) {
+			showProblem('Could not show the clustersingleton endpoint at ' + config.endpoint + ': ' + error);
 		}).then(function () {
 			timer = setTimeout(refresh, config.refreshMillis);
 		});

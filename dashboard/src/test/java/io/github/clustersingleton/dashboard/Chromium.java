@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -103,11 +104,31 @@ final class Chromium implements AutoCloseable {
 	}
 
 	WebElement await(String css) {
-		return this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(css)));
+		try {
+			return this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(css)));
+		}
+		catch (TimeoutException ex) {
+			throw explained(ex);
+		}
 	}
 
 	void awaitPresent(String css) {
-		this.wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(css)));
+		try {
+			this.wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(css)));
+		}
+		catch (TimeoutException ex) {
+			throw explained(ex);
+		}
+	}
+
+	/**
+	 * Add what the page said to a failed wait: its message and problem lines.
+	 */
+	private AssertionError explained(TimeoutException ex) {
+		Object said = this.driver.executeScript("var m = document.getElementById('message'),"
+				+ " p = document.getElementById('problem'); return 'url: ' + location.href + ', message: '"
+				+ " + (m ? m.textContent : '-') + ', problem: ' + (p ? p.textContent : '-')");
+		return new AssertionError(ex.getMessage().lines().findFirst().orElse("") + " (page: " + said + ")", ex);
 	}
 
 	List<WebElement> all(String css) {

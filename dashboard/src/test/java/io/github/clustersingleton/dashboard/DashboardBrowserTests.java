@@ -89,7 +89,8 @@ class DashboardBrowserTests {
 		chromium.await("article[data-job='report'] input[name='reason']").sendKeys("browser test");
 		chromium.click("article[data-job='report'] button[data-action='pause']");
 		chromium.awaitPresent("article[data-job='report'][data-state='paused']");
-		assertThat(chromium.await("article[data-job='report'] [data-field='state']").getText()).isEqualTo("paused");
+		assertThat(chromium.await("article[data-job='report'] [data-field='state']").getDomProperty("textContent"))
+			.isEqualTo("paused");
 		assertThat(chromium.await("article[data-job='report'] [data-field='paused-by']").getText())
 			.contains("browser test");
 		assertThat(operations.controls("report").paused()).isTrue();
