@@ -30,7 +30,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.webmvc.autoconfigure.DispatcherServletPath;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpHeaders;
@@ -54,6 +57,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 @ConditionalOnClass({ RouterFunction.class, DispatcherServletPath.class, PathMappedEndpoints.class })
 @ConditionalOnBooleanProperty(name = "cluster-singleton.dashboard.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ClusterSingletonDashboardProperties.class)
+@ImportRuntimeHints(ClusterSingletonDashboardAutoConfiguration.DashboardResourcesHints.class)
 public final class ClusterSingletonDashboardAutoConfiguration {
 
 	private static final EndpointId ENDPOINT = EndpointId.of("clustersingleton");
@@ -117,6 +121,19 @@ public final class ClusterSingletonDashboardAutoConfiguration {
 			trimmed = trimmed.substring(0, trimmed.length() - 1);
 		}
 		return trimmed;
+	}
+
+	/**
+	 * The page and its assets, for a native image.
+	 */
+	static final class DashboardResourcesHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern(DashboardPage.LOCATION + "*");
+			hints.resources().registerPattern(DashboardPage.LOCATION + "assets/*");
+		}
+
 	}
 
 }
