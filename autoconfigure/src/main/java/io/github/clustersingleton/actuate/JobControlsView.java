@@ -27,6 +27,7 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.ManualRun;
 import io.github.clustersingleton.actuate.ClusterSingletonEndpointDescriptors.ManualRunDescriptor;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -130,7 +131,24 @@ final class JobControlsView {
 	 */
 	static @Nullable Instant nextFireTime(JobDefinition job, @Nullable ClusterSingletonExecutor executor,
 			@Nullable String cronOverride) {
-		return null;
+		CronSlotSchedule schedule = job.schedule();
+		if (schedule == null) {
+			return null;
+		}
+		Instant now = Instant.now();
+		if (cronOverride != null) {
+			try {
+				return CronSlotSchedule.of(cronOverride, schedule.zone()).next(now);
+			}
+			catch (IllegalArgumentException ex) {
+				// an invalid override stored by hand: the engine keeps the job's schedule
+			}
+		}
+		else if (executor != null) {
+			CronSlotSchedule followed = executor.cronOverrides().apply(job).schedule();
+			schedule = (followed != null) ? followed : schedule;
+		}
+		return schedule.next(now);
 	}
 
 	/**

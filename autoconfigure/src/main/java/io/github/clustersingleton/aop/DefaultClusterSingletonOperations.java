@@ -86,6 +86,11 @@ public class DefaultClusterSingletonOperations implements ClusterSingletonOperat
 	}
 
 	@Override
+	public ClusterSingletonOperations withPrincipal(@Nullable String principal) {
+		return StringUtils.hasText(principal) ? new PrincipalOperations(this, principal) : this;
+	}
+
+	@Override
 	public void pause(String job, @Nullable String reason) {
 		pause(job, reason, null);
 	}

@@ -236,6 +236,23 @@ public final class CronSlotSchedule {
 
 	}
 
+	/**
+	 * Return the first fire time after {@code now}, the earliest over every cron
+	 * expression of this schedule.
+	 * @param now the time
+	 * @return the next fire time, or {@code null} when the expressions never fire again
+	 */
+	public @Nullable Instant next(Instant now) {
+		Instant next = null;
+		for (Cron cron : this.crons) {
+			Instant n = cron.next(now);
+			if (n != null && (next == null || n.isBefore(next))) {
+				next = n;
+			}
+		}
+		return next;
+	}
+
 	@Override
 	public String toString() {
 		return String.join(", ", describe());

@@ -17,15 +17,17 @@
 package io.github.clustersingleton.actuate;
 
 import java.net.URI;
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.clustersingleton.ClusterSingletonControlEvent;
+import io.github.clustersingleton.ClusterSingletonOperations;
 import io.github.clustersingleton.actuate.ControlsTestConfiguration.ControlEvents;
-import io.github.clustersingleton.actuate.ControlsTestConfiguration.MapJobControls;
-import io.github.clustersingleton.actuate.ControlsTestConfiguration.MapOperations;
+import io.github.clustersingleton.actuate.ControlsTestConfiguration.ControlFaults;
 import io.github.clustersingleton.actuate.WebTestApplication.WebJobs;
+import io.github.clustersingleton.aop.DefaultClusterSingletonOperations;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.test.TestStores;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -47,18 +49,20 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 import org.springframework.test.web.servlet.client.RestTestClient.BodyContentSpec;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for the control operations of {@link ClusterSingletonEndpoint} over HTTP, with
- * write access granted, on operations over controls kept in memory next to an H2 lease
- * store.
+ * write access granted, end to end: the endpoint,
+ * {@link DefaultClusterSingletonOperations}, the engine and the in-memory lease store's
+ * controls (with faults injected around them).
  *
  * @author cluster-singleton contributors
  */
 @SpringBootTest(classes = { WebTestApplication.class, ControlsTestConfiguration.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:endpoint-${random.uuid};DB_CLOSE_DELAY=-1",
-				"cluster-singleton.backend=jdbc", "cluster-singleton.owner-id=web-node",
+				"cluster-singleton.backend=in-memory", "cluster-singleton.owner-id=web-node",
 				"management.endpoints.web.exposure.include=health,clustersingleton",
 				"management.endpoint.health.show-details=always",
 				"management.endpoint.clustersingleton.access=unrestricted" })
@@ -84,10 +88,13 @@ class ClusterSingletonEndpointControlWebTests {
 	private WebJobs jobs;
 
 	@Autowired
-	private MapJobControls controls;
+	private ControlFaults faults;
 
 	@Autowired
-	private MapOperations operations;
+	private ClusterSingletonOperations operations;
+
+	@Autowired
+	private ClusterSingletonExecutor executor;
 
 	@Autowired
 	private ControlEvents events;
@@ -95,9 +102,16 @@ class ClusterSingletonEndpointControlWebTests {
 	@BeforeEach
 	@AfterEach
 	void reset() {
-		this.controls.clear();
-		this.operations.unsupported(false);
+		this.faults.clear();
+		this.operations.resumeAll(false);
+		this.operations.clearSchedule("report");
 		this.events.events().clear();
+	}
+
+	@Test
+	void theOperationsBeanIsTheDefaultOne() {
+		assertThat(this.operations).isInstanceOf(DefaultClusterSingletonOperations.class);
+		assertThat(this.executor.getBackend().id()).isEqualTo("in-memory");
 	}
 
 	@Test
@@ -140,6 +154,21 @@ class ClusterSingletonEndpointControlWebTests {
 			.isEqualTo(false)
 			.jsonPath("$.jobs.stuck.state")
 			.isEqualTo("idle");
+	}
+
+	@Test
+	void everyControlIsPublishedAndLoggedWithItsPrincipal(CapturedOutput output) {
+		post("/actuator/clustersingleton/report", "dave", Map.of("action", "pause", "reason", "maintenance"))
+			.expectStatus()
+			.isOk();
+		post("/actuator/clustersingleton/report", "dave", Map.of("action", "resume")).expectStatus().isOk();
+		assertThat(this.events.events()).extracting(ClusterSingletonControlEvent::getAction)
+			.containsExactly(ClusterSingletonControlEvent.Action.PAUSE, ClusterSingletonControlEvent.Action.RESUME);
+		assertThat(this.events.events()).allSatisfy((event) -> {
+			assertThat(event.getJobName()).isEqualTo("report");
+			assertThat(event.getPrincipal()).isEqualTo("dave");
+		});
+		assertThat(output).contains("INFO").contains("cluster-singleton: dave ");
 	}
 
 	@Test
@@ -223,6 +252,56 @@ class ClusterSingletonEndpointControlWebTests {
 	}
 
 	@Test
+	void runNowRunsTheJobOnceAndItsRequestEndsSucceeded() {
+		int runsBefore = this.jobs.reportRuns();
+		AtomicReference<String> location = new AtomicReference<>();
+		post("/actuator/clustersingleton/report", "alice", Map.of("action", "run")).expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.location")
+			.value(String.class, location::set);
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+			this.executor.pollControls();
+			get(location.get()).jsonPath("$.state").isEqualTo("succeeded").jsonPath("$.owner").isEqualTo("web-node");
+		});
+		assertThat(this.jobs.reportRuns()).isEqualTo(runsBefore + 1);
+		get("/actuator/clustersingleton/report").jsonPath("$.history[0].trigger")
+			.isEqualTo("manual")
+			.jsonPath("$.manualRuns[0].state")
+			.isEqualTo("succeeded");
+	}
+
+	@Test
+	void runNowOfAPausedJobStillRunsIt() {
+		post("/actuator/clustersingleton/report", "alice", Map.of("action", "pause")).expectStatus().isOk();
+		int runsBefore = this.jobs.reportRuns();
+		AtomicReference<String> location = new AtomicReference<>();
+		post("/actuator/clustersingleton/report", "alice", Map.of("action", "run")).expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.location")
+			.value(String.class, location::set);
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+			this.executor.pollControls();
+			get(location.get()).jsonPath("$.state").isEqualTo("succeeded");
+		});
+		assertThat(this.jobs.reportRuns()).isEqualTo(runsBefore + 1);
+		get("/actuator/clustersingleton/report").jsonPath("$.state").isEqualTo("paused");
+	}
+
+	@Test
+	void rescheduleMovesTheNextFireTime() {
+		get("/actuator/clustersingleton/report").jsonPath("$.nextFireTime")
+			.value(String.class, (next) -> assertThat(next).endsWith("T03:00:00Z"));
+		post("/actuator/clustersingleton/report", "alice", Map.of("action", "reschedule", "cron", "0 30 4 * * *"))
+			.expectStatus()
+			.isOk();
+		get("/actuator/clustersingleton/report").jsonPath("$.nextFireTime")
+			.value(String.class, (next) -> assertThat(next).endsWith("T04:30:00Z"));
+		get("/actuator/clustersingleton/stuck").jsonPath("$.nextFireTime").doesNotExist();
+	}
+
+	@Test
 	void rescheduleStoresTheOverrideAndWithoutCronClearsIt() {
 		post("/actuator/clustersingleton/report", "alice", Map.of("action", "reschedule", "cron", "0 */5 * * * *"))
 			.expectStatus()
@@ -268,7 +347,8 @@ class ClusterSingletonEndpointControlWebTests {
 			.isBadRequest()
 			.expectBody()
 			.jsonPath("$.message")
-			.value(String.class, (message) -> assertThat(message).contains("job 'stuck'"));
+			.value(String.class, (message) -> assertThat(message).contains("Job 'stuck' cannot be rescheduled")
+				.contains("cron expression"));
 	}
 
 	@Test
@@ -283,7 +363,7 @@ class ClusterSingletonEndpointControlWebTests {
 					(message) -> assertThat(message).contains("No cluster-singleton job named 'no-such-job'")
 						.contains("report")
 						.contains("stuck"));
-		assertThat(this.controls.read(List.of("no-such-job")).get("no-such-job").paused()).isFalse();
+		assertThat(this.events.events()).isEmpty();
 	}
 
 	@Test
@@ -345,7 +425,7 @@ class ClusterSingletonEndpointControlWebTests {
 
 	@Test
 	void unreachableStoreIsServiceUnavailableAndChangesNothing(CapturedOutput output) {
-		this.controls.failWith(new DataAccessResourceFailureException("connection refused"));
+		this.faults.failure = new DataAccessResourceFailureException("connection refused");
 		post("/actuator/clustersingleton/report", "alice", Map.of("action", "pause")).expectStatus()
 			.isEqualTo(503)
 			.expectBody()
@@ -362,7 +442,7 @@ class ClusterSingletonEndpointControlWebTests {
 			.value(String.class, (error) -> assertThat(error).contains("connection refused"))
 			.jsonPath("$.jobs.report.settings")
 			.exists();
-		this.controls.failWith(null);
+		this.faults.failure = null;
 		get("/actuator/clustersingleton").jsonPath("$.jobs.report.paused")
 			.isEqualTo(false)
 			.jsonPath("$.jobs.stuck.paused")
@@ -372,12 +452,21 @@ class ClusterSingletonEndpointControlWebTests {
 
 	@Test
 	void storeWithoutControlsIsNotImplemented() {
-		this.operations.unsupported(true);
+		this.faults.unsupported = true;
 		post("/actuator/clustersingleton/report", "alice", Map.of("action", "run")).expectStatus()
 			.isEqualTo(501)
 			.expectBody()
+			.jsonPath("$.status")
+			.isEqualTo(501)
 			.jsonPath("$.message")
-			.value(String.class, (message) -> assertThat(message).contains("keeps no controls"));
+			.value(String.class, (message) -> assertThat(message).contains("Cannot run job 'report'")
+				.contains("keeps no cluster-wide controls"));
+		get("/actuator/clustersingleton").jsonPath("$.controlsSupported")
+			.isEqualTo(false)
+			.jsonPath("$.jobs.report.paused")
+			.isEqualTo(false)
+			.jsonPath("$.jobs.report.manualRuns")
+			.isEmpty();
 	}
 
 	@Test
@@ -385,6 +474,8 @@ class ClusterSingletonEndpointControlWebTests {
 		post("/actuator/clustersingleton/report", "alice", Map.of("action", "pause", "reason", "incident 42"))
 			.expectStatus()
 			.isOk();
+		// the health shows the engine's view, read every third of the lease TTL
+		this.executor.pollControls();
 		this.client.get()
 			.uri("/actuator/health/clusterSingletonJobs")
 			.exchange()

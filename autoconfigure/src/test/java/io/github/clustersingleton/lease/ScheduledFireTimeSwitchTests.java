@@ -1,0 +1,206 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.clustersingleton.lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.Trigger;
+import org.springframework.scheduling.support.CronTrigger;
+import org.springframework.scheduling.support.PeriodicTrigger;
+import org.springframework.scheduling.support.SimpleTriggerContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link ScheduledFireTime} with a {@link ScheduledFireTime.CronSwitch}: the cron task of
+ * a guarded job follows the job's override, and a change re-arms it at once.
+ *
+ * @author cluster-singleton contributors
+ */
+class ScheduledFireTimeSwitchTests {
+
+	private static final Instant NOW = Instant.parse("2026-05-01T10:01:00Z");
+
+	private final RecordingScheduler scheduler = new RecordingScheduler();
+
+	private final AtomicReference<@Nullable Trigger> override = new AtomicReference<>();
+
+	private final List<Consumer<String>> listeners = new ArrayList<>();
+
+	private final ScheduledFireTime fireTime = new ScheduledFireTime(this.scheduler,
+			new ScheduledFireTime.CronSwitch() {
+
+				@Override
+				public @Nullable String jobOf(Runnable task, Trigger trigger) {
+					return (trigger instanceof CronTrigger) ? "report" : null;
+				}
+
+				@Override
+				public @Nullable Trigger triggerOf(String jobName) {
+					return ScheduledFireTimeSwitchTests.this.override.get();
+				}
+
+				@Override
+				public void addListener(Consumer<String> listener) {
+					ScheduledFireTimeSwitchTests.this.listeners.add(listener);
+				}
+
+			});
+
+	@Test
+	void cronTaskFollowsTheOverrideFromItsChangeOnAndClearingRestoresItsOwnTrigger() {
+		List<@Nullable Instant> ran = new ArrayList<>();
+		ScheduledFuture<?> future = this.fireTime.schedule(() -> ran.add(ScheduledFireTime.current()),
+				new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
+		assertThat(this.scheduler.scheduled).hasSize(1);
+		assertThat(next(0)).isEqualTo(Instant.parse("2026-05-02T03:00:00Z"));
+		this.override.set(new CronTrigger("0 0/5 * * * *", ZoneOffset.UTC));
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		// the waiting fire time is dropped and the task armed again on the override
+		assertThat(this.scheduler.futures.get(0).isCancelled()).isTrue();
+		assertThat(this.scheduler.scheduled).hasSize(2);
+		assertThat(next(1)).isEqualTo(Instant.parse("2026-05-01T10:05:00Z"));
+		this.scheduler.scheduled.get(1).task().run();
+		assertThat(ran).containsExactly(Instant.parse("2026-05-01T10:05:00Z"));
+		this.override.set(null);
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		assertThat(this.scheduler.futures.get(1).isCancelled()).isTrue();
+		assertThat(next(2)).isEqualTo(Instant.parse("2026-05-02T03:00:00Z"));
+		// cancelled by its owner (the application shuts down): never armed again
+		assertThat(future.cancel(false)).isTrue();
+		assertThat(this.scheduler.futures.get(2).isCancelled()).isTrue();
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		assertThat(this.scheduler.scheduled).hasSize(3);
+		assertThat(future.isCancelled()).isTrue();
+	}
+
+	@Test
+	void otherTasksAreScheduledAsTheyAre() {
+		this.fireTime.schedule(() -> {
+		}, new PeriodicTrigger(Duration.ofSeconds(5)));
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		assertThat(this.scheduler.scheduled).hasSize(1);
+		assertThat(this.scheduler.futures.get(0).isCancelled()).isFalse();
+	}
+
+	private @Nullable Instant next(int index) {
+		return this.scheduler.scheduled.get(index)
+			.trigger()
+			.nextExecution(new SimpleTriggerContext(Clock.fixed(NOW, ZoneOffset.UTC)));
+	}
+
+	record Scheduled(Runnable task, Trigger trigger) {
+
+	}
+
+	static final class RecordingScheduler implements TaskScheduler {
+
+		final List<Scheduled> scheduled = new ArrayList<>();
+
+		final List<RecordedFuture> futures = new ArrayList<>();
+
+		@Override
+		public ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
+			this.scheduled.add(new Scheduled(task, trigger));
+			RecordedFuture future = new RecordedFuture();
+			this.futures.add(future);
+			return future;
+		}
+
+		@Override
+		public ScheduledFuture<?> schedule(Runnable task, Instant startTime) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Instant startTime, Duration period) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Duration period) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Instant startTime, Duration delay) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Duration delay) {
+			throw new UnsupportedOperationException();
+		}
+
+	}
+
+	static final class RecordedFuture implements ScheduledFuture<Object> {
+
+		private volatile boolean cancelled;
+
+		@Override
+		public long getDelay(TimeUnit unit) {
+			return 0;
+		}
+
+		@Override
+		public int compareTo(Delayed other) {
+			return 0;
+		}
+
+		@Override
+		public boolean cancel(boolean mayInterruptIfRunning) {
+			this.cancelled = true;
+			return true;
+		}
+
+		@Override
+		public boolean isCancelled() {
+			return this.cancelled;
+		}
+
+		@Override
+		public boolean isDone() {
+			return this.cancelled;
+		}
+
+		@Override
+		public @Nullable Object get() {
+			return null;
+		}
+
+		@Override
+		public @Nullable Object get(long timeout, TimeUnit unit) {
+			return null;
+		}
+
+	}
+
+}
