@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
@@ -153,7 +154,7 @@ final class Chromium implements AutoCloseable {
 	 * @param name the file name
 	 * @return the file written, or {@code null}
 	 */
-	Path screenshot(String name) {
+	@Nullable Path screenshot(String name) {
 		String folder = System.getProperty(SCREENSHOTS, "");
 		if (folder.isBlank()) {
 			return null;

@@ -68,7 +68,7 @@ class DashboardBrowserTests {
 		chromium.awaitPresent("body[data-loaded='true']");
 		assertThat(chromium.await("article[data-job='report'] h3").getText()).isEqualTo("report");
 		assertThat(chromium.await("article[data-job='cleanup'] h3").getText()).isEqualTo("cleanup");
-		assertThat(chromium.await("[data-field='owner']").getText()).isEqualTo("node-a");
+		assertThat(chromium.await("#summary [data-field='owner']").getText()).isEqualTo("node-a");
 		assertThat(chromium.await("article[data-job='cleanup'] [data-field='schedule']").getText())
 			.contains("0 0 3 * * *");
 		// writes are allowed: the probe said so, and the buttons are there
