@@ -424,11 +424,15 @@
 				delete cards[name];
 			}
 		});
-		names.forEach(function (name) {
+		names.forEach(function (name, index) {
 			if (!cards[name]) {
 				cards[name] = createCard(name);
 			}
-			container.appendChild(cards[name].card);
+			// moved only when out of place: moving a card would take the focus from an
+			// input the user is typing in
+			if (container.children[index] !== cards[name].card) {
+				container.insertBefore(cards[name].card, container.children[index] || null);
+			}
 			updateCard(cards[name], data.jobs[name]);
 		});
 	}

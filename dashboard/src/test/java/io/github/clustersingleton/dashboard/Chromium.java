@@ -132,6 +132,22 @@ final class Chromium implements AutoCloseable {
 		return new AssertionError(ex.getMessage().lines().findFirst().orElse("") + " (page: " + said + ")", ex);
 	}
 
+	/**
+	 * Return the text of an element, read in one step in the page: the page renders parts
+	 * of itself anew at every refresh.
+	 * @param css the element
+	 * @return its text content
+	 */
+	String text(String css) {
+		try {
+			return this.wait.until((driver) -> (String) this.driver
+				.executeScript("var e = document.querySelector(arguments[0]); return e ? e.textContent : null", css));
+		}
+		catch (TimeoutException ex) {
+			throw explained(ex);
+		}
+	}
+
 	List<WebElement> all(String css) {
 		return this.driver.findElements(By.cssSelector(css));
 	}

@@ -127,7 +127,7 @@ class DashboardSecurityTests {
 			signInWithBrowser(chromium, "viewer", "viewer-password");
 			chromium.awaitPresent("body[data-writes='false']");
 			chromium.await("article[data-job='report'] h3");
-			assertThat(chromium.await("#access").getText()).isEqualTo("read-only");
+			assertThat(chromium.text("#access")).isEqualTo("read-only");
 			assertThat(chromium.all("button[data-action]")).isNotEmpty()
 				.allSatisfy((button) -> assertThat(button.isDisplayed()).isFalse());
 		}
