@@ -85,6 +85,15 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void dashboardIsServedAndFindsTheEndpoint() {
+		RestClient client = RestClient.create("http://localhost:" + this.port);
+		String page = client.get().uri("/cluster-singleton/").retrieve().body(String.class);
+		assertThat(page).contains("data-endpoint=\"/actuator/clustersingleton\"").contains("assets/dashboard.js");
+		assertThat(client.get().uri("/cluster-singleton/assets/dashboard.js").retrieve().body(String.class))
+			.contains("clustersingleton");
+	}
+
+	@Test
 	void contextComesFromTheAotProcessingWhenAotIsEnabled() {
 		// the build runs these tests twice: as they are, and with spring.aot.enabled=true
 		// on the contexts that spring-boot:process-test-aot generated; those register
