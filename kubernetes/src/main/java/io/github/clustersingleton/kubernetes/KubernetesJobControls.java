@@ -16,6 +16,7 @@
 package io.github.clustersingleton.kubernetes;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -87,6 +88,12 @@ final class KubernetesJobControls implements JobControls {
 	static final int KEEP_ENDED = 20;
 
 	private static final int ATTEMPTS = OptimisticUpdate.CONFLICT_ATTEMPTS;
+
+	/**
+	 * How long a control's write is tried again while other writes of the Lease come in
+	 * between.
+	 */
+	private static final Duration WRITE_BUDGET = Duration.ofSeconds(15);
 
 	private final LeaseApi api;
 
@@ -428,11 +435,13 @@ final class KubernetesJobControls implements JobControls {
 	 */
 	private void update(String name, java.util.function.@Nullable Supplier<Lease> create,
 			Function<Lease, @Nullable Lease> change) {
-		OptimisticUpdate
-			.<@Nullable Lease, @Nullable Void>of(this.api, () -> this.api.get(name), Retry.pausing(ATTEMPTS), () -> {
-				throw new IllegalStateException("cluster-singleton could not write the controls on the Kubernetes "
-						+ "Lease '" + name + "': it changed under every one of " + ATTEMPTS + " attempts");
-			})
+		// an operator's write must win against a busy job's claims and renewals: tried
+		// again for as long as WRITE_BUDGET, each time on the Lease as read again
+		OptimisticUpdate.<@Nullable Lease, @Nullable Void>of(this.api, () -> this.api.get(name),
+				Retry.within(WRITE_BUDGET.toNanos(), System::nanoTime), () -> {
+					throw new IllegalStateException("cluster-singleton could not write the controls on the Kubernetes "
+							+ "Lease '" + name + "': it changed under every attempt for " + WRITE_BUDGET);
+				})
 			.run((lease, fromServer) -> {
 				if (lease == null) {
 					if (create == null) {

@@ -323,6 +323,37 @@ class InMemoryControlsVirtualTimeTests {
 		assertThat(plain.executor().execute(job, minute(120), RunTrigger.SCHEDULED, record("node-p"))).isTrue();
 	}
 
+	@Test
+	void leaderObeysPauseAndRunsTheRunNowRequestsWhileTheOtherNodeOnlyReads() throws Throwable {
+		JobDefinition job = cronJob("report", JobPolicies.DEFAULT);
+		ManualClusterSingletonEngine other = node("node-b");
+		this.node.enableLeaderMode("leader", new io.github.clustersingleton.lease.LeaderElection.Listener() {
+		});
+		other.executor().enableLeaderMode("leader", new io.github.clustersingleton.lease.LeaderElection.Listener() {
+		});
+		this.node.registerJob(job, record("node-a"));
+		other.executor().registerJob(job, record("node-b"));
+		this.node.startLeaderElection();
+		this.engine.advance(TICK);
+		other.executor().startLeaderElection();
+		this.node.startBackgroundWork();
+		other.executor().startBackgroundWork();
+		this.engine.advance(TICK);
+		assertThat(this.node.leadership()).get().satisfies((leader) -> assertThat(leader.isLeader()).isTrue());
+		this.controls.pause("report", "alice", null);
+		this.engine.advance(TICK);
+		// the leader still claims each slot, and the store refuses a paused job's
+		assertThat(this.node.execute(job, minute(120), RunTrigger.SCHEDULED, record("node-a"))).isFalse();
+		assertThat(this.outcomes).contains(AcquireResult.Outcome.PAUSED);
+		assertThat(other.executor().isPaused("report")).isTrue();
+		ManualRun request = this.controls.requestRun("report", "bob");
+		this.engine.advance(TICK);
+		assertThat(this.seen).extracting(Seen::node, Seen::trigger)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple("node-a", RunTrigger.MANUAL));
+		assertThat(this.controls.manualRun("report", request.id()).orElseThrow().state())
+			.isEqualTo(ManualRun.State.SUCCEEDED);
+	}
+
 	private ClusterSingletonExecutor.Invocation record(String node) {
 		return () -> this.seen.add(Seen.of(node));
 	}
