@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  * claiming node believes), and changes nothing: the last claimed slot does not move, a
  * job the store has not seen gets no row. Only a claim that
  * {@link LeaseRequest#overridesPause() overrides the pause} (a run-now request's) is not
- * refused for it.</li>
+ * refused for it. {@link LeaseBackend#startRun} is refused while the job is paused, and,
+ * after a resume without catch-up, for a slot before the resume.</li>
  * <li>{@link #resume} without catch-up moves the job's last claimed slot to the store's
  * clock, so that the slots that passed while it was paused are not run, recovered or
  * caught up; with catch-up it leaves the slot where it was and the job's misfire policy

@@ -84,13 +84,6 @@ final class LeaseParameters {
 	}
 
 	/**
-	 * Return the parameters of {@code start-run.sql}.
-	 * @param lease the held lease
-	 * @param slot the slot of the run that starts
-	 * @param attempt its attempt
-	 * @return the parameters
-	 */
-	/**
 	 * Return the parameters that name a job, and the row that holds the pause of every
 	 * job.
 	 * @param jobName the job
@@ -100,9 +93,15 @@ final class LeaseParameters {
 		return new MapSqlParameterSource().addValue("name", jobName).addValue("allJobs", ALL_JOBS);
 	}
 
+	/**
+	 * Return the parameters of {@code start-run.sql}.
+	 * @param lease the held lease
+	 * @param slot the slot of the run that starts
+	 * @param attempt its attempt
+	 * @return the parameters
+	 */
 	MapSqlParameterSource startRun(HeldLease lease, Instant slot, int attempt) {
-		return new MapSqlParameterSource().addValue("name", lease.jobName())
-			.addValue("leaseToken", lease.leaseToken())
+		return job(lease.jobName()).addValue("leaseToken", lease.leaseToken())
 			.addValue("slot", this.time.bind(slot))
 			.addValue("attempt", attempt);
 	}

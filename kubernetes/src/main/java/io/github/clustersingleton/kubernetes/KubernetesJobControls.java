@@ -35,6 +35,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.ManualRun;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.kubernetes.OptimisticUpdate.Retry;
 import org.jspecify.annotations.Nullable;
 
@@ -70,9 +71,18 @@ import static io.github.clustersingleton.kubernetes.OptimisticUpdate.done;
  * then loses. A pause of every job writes its Lease, then marks every job Lease of this
  * prefix ({@value LeaseAnnotations#ALL_PAUSED_AT}), listed twice; a claim of a job whose
  * Lease does not exist yet reads the pause-of-every-job Lease before creating it. The
- * pause of every job is therefore atomic for every job whose Lease exists; for a job's
- * very first claim it holds unless that claim read the pause-of-every-job Lease before it
- * was written and created the job's Lease after the second listing.
+ * pause of every job is therefore atomic for every job whose Lease exists. What is not
+ * covered: a job's very first claim (its Lease does not exist) that reads the
+ * pause-of-every-job Lease before the pause writes it and creates the job's Lease after
+ * the pause's second listing is granted, and the job's Lease then carries no mark: the
+ * store refuses none of that job's claims (nor its runs under a held lease) until the
+ * pause of every job is sent again, while {@link #read} reports the job paused, so only
+ * nodes whose view of the controls is fresh leave it alone. The same holds for the job
+ * Leases a pause of every job that failed half-way did not mark yet.
+ * <p>
+ * A run under a held lease ({@link KubernetesLeaseBackend#startRun}) is refused like a
+ * claim while the Lease is paused or marked, and, after a resume without catch-up, for a
+ * slot before the resume.
  * <p>
  * A run-now request starts only from {@code pending}, in a PUT on a Lease read with this
  * caller as live holder and with its fencing token: of two starts, the later PUT
@@ -261,7 +271,8 @@ final class KubernetesJobControls implements JobControls {
 	 * The Lease resumed, or {@code null} when it is not paused. Skipping (no catch-up),
 	 * once the job is no longer paused at all, moves the last slot to now and leaves
 	 * nothing to recover: without a live holder the current run is removed; with one, its
-	 * slot moves along when it was the last slot.
+	 * slot moves to now when it was before, so that the holder starts no run of a slot
+	 * before the resume.
 	 */
 	private @Nullable Lease resumed(Lease lease, boolean catchUp, boolean all) {
 		boolean own = LeaseCodec.annotation(lease, PAUSED_AT) != null;
@@ -286,9 +297,12 @@ final class KubernetesJobControls implements JobControls {
 			boolean live = LeaseCodec.holder(lease) != null && this.expiry.isLive(lease.getMetadata().getName(), lease);
 			if (last == null || last.isBefore(now)) {
 				annotations.put(LeaseAnnotations.LAST_SLOT, now.toString());
-				if (live && last != null && last.toString().equals(annotations.get(LeaseAnnotations.RUN_SLOT))) {
-					annotations.put(LeaseAnnotations.RUN_SLOT, now.toString());
-				}
+			}
+			SlotRun current = LeaseCodec.run(lease);
+			if (live && current != null && current.slot().isBefore(now)) {
+				// the holder's sequence starts no run of a slot before its current run's
+				// (startRun), so none of a slot that passed while paused
+				annotations.put(LeaseAnnotations.RUN_SLOT, now.toString());
 			}
 			if (!live) {
 				annotations.remove(LeaseAnnotations.RUN_SLOT);

@@ -28,6 +28,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.kubernetes.HeldLeases.Held;
 import io.github.clustersingleton.kubernetes.OptimisticUpdate.Retry;
 import org.apache.commons.logging.Log;
@@ -207,6 +208,15 @@ final class LeaseUpdates {
 	 * last wrote or read) that raises the fencing token and records the run, only while
 	 * the Lease carries the lease's token and has not expired by this node's observation
 	 * (as another node would judge it).
+	 * <p>
+	 * Refused while the Lease is paused, by the job's own pause or by the mark of a pause
+	 * of every job (a pause's PUT changes the resourceVersion, so a start decided on the
+	 * Lease before the pause conflicts, reads again and sees it): a sequence of recovery
+	 * and catch-up runs stops at its next run. Refused too for a slot before the current
+	 * run's: the runs of a sequence go up by slot from the current run (a retry of it has
+	 * its slot, so it is equal and allowed), and a resume without catch-up while the
+	 * lease is live moves the current run's slot to the resume time, so no run of a slot
+	 * that passed while the job was paused starts after it.
 	 */
 	OptionalLong startRun(HeldLease lease, Instant slot, int attempt) {
 		String name = this.jobLeases.leaseName(lease.jobName());
@@ -226,6 +236,13 @@ final class LeaseUpdates {
 					return done(OptionalLong.empty());
 				}
 				if (this.expiry.hasExpired(name, base)) {
+					return done(OptionalLong.empty());
+				}
+				if (KubernetesJobControls.isPaused(base)) {
+					return done(OptionalLong.empty());
+				}
+				SlotRun current = LeaseCodec.run(base);
+				if (current != null && slot.isBefore(current.slot())) {
 					return done(OptionalLong.empty());
 				}
 				long fencingToken = LeaseCodec.fencingToken(base) + 1;

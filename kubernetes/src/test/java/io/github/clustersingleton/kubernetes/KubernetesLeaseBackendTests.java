@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
@@ -60,6 +61,7 @@ import io.github.clustersingleton.AcquireResult.Outcome;
 import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
@@ -932,6 +934,50 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 			nanoTime.addAndGet(TimeUnit.SECONDS.toNanos(1));
 			assertThat(node.startRun(lease, s1.plusSeconds(60), 1)).isEmpty();
 			assertThat(LeaseCodec.run(lease(job))).isEqualTo(new SlotRun(s1, 3, RunState.RUNNING));
+		}
+		finally {
+			node.close();
+		}
+	}
+
+	@Test
+	void startRunIsRefusedWhilePausedAndForASlotBeforeAResumeWithoutCatchUp() {
+		KubernetesLeaseBackend node = new KubernetesLeaseBackend(this.client, NAMESPACE, "cs-start-run-",
+				Duration.ofSeconds(5), Clock.systemUTC(), KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY,
+				System::nanoTime);
+		try {
+			JobControls controls = node.controls().orElseThrow();
+			String job = jobName("start-run-paused");
+			Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+			LeaseRequest request = request(job, "node-a", LONG_TTL, s1).withPolicy(RECOVER_FAILED, null);
+			HeldLease lease = HeldLease.of(request, node.tryAcquire(request).fencingToken());
+			assertThat(node.startRun(lease, s1, 2)).isPresent();
+			controls.pause(job, "alice", null);
+			assertThat(node.startRun(lease, s1.plusSeconds(60), 1)).isEmpty();
+			controls.resume(job, true);
+			assertThat(node.startRun(lease, s1.plusSeconds(60), 1)).isPresent();
+			controls.pause(null, "alice", null);
+			try {
+				// the mark of the pause of every job refuses it
+				assertThat(node.startRun(lease, s1.plusSeconds(120), 1)).isEmpty();
+			}
+			finally {
+				controls.resume(null, true);
+			}
+			assertThat(node.startRun(lease, s1.plusSeconds(120), 1)).isPresent();
+			Instant beforeResume = Instant.now();
+			controls.pause(job, "alice", null);
+			controls.resume(job, false);
+			// neither the retry of the current slot nor a slot that passed while paused
+			assertThat(node.startRun(lease, s1.plusSeconds(120), 2)).isEmpty();
+			assertThat(node.startRun(lease, s1.plusSeconds(180), 1)).isEmpty();
+			assertThat(node.describe(job).orElseThrow().lastSlot()).isAfterOrEqualTo(beforeResume);
+			Instant next = Instant.now().plusSeconds(60);
+			OptionalLong started = node.startRun(lease, next, 1);
+			assertThat(started).isPresent();
+			// the retry of the slot now current still starts
+			assertThat(node.startRun(lease, next, 2).getAsLong()).isGreaterThan(started.getAsLong());
+			node.release(lease, Duration.ZERO, RunCompletion.none());
 		}
 		finally {
 			node.close();

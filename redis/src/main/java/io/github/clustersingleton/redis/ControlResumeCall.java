@@ -20,6 +20,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import static io.github.clustersingleton.redis.RedisReplies.asLong;
+import static io.github.clustersingleton.redis.RedisReplies.asText;
 import static io.github.clustersingleton.redis.RedisReplies.element;
 import static io.github.clustersingleton.redis.RedisReplies.flag;
 
@@ -31,10 +32,16 @@ import static io.github.clustersingleton.redis.RedisReplies.flag;
  * @param skip whether the slots that passed while paused are skipped (a resume without
  * catch-up)
  * @param all whether this is a resume of every job
+ * @param resumeTime in a resume of every job, for a job's meta key: the time in epoch
+ * milliseconds that clearing the pause-all key answered, or {@code null}
  * @author cluster-singleton contributors
  */
-record ControlResumeCall(String key, @Nullable String leaseKey, boolean skip,
-		boolean all) implements RedisScriptCall<Boolean> {
+record ControlResumeCall(String key, @Nullable String leaseKey, boolean skip, boolean all,
+		@Nullable String resumeTime) implements RedisScriptCall<ControlResumeCall.Reply> {
+
+	ControlResumeCall(String key, @Nullable String leaseKey, boolean skip, boolean all) {
+		this(key, leaseKey, skip, all, null);
+	}
 
 	@Override
 	public RedisLeaseScript script() {
@@ -48,15 +55,26 @@ record ControlResumeCall(String key, @Nullable String leaseKey, boolean skip,
 
 	@Override
 	public List<String> args() {
-		return List.of(flag(this.skip), flag(this.all));
+		return List.of(flag(this.skip), flag(this.all), (this.resumeTime != null) ? this.resumeTime : "");
 	}
 
 	/**
-	 * Decode {@code {cleared, now}}.
+	 * Decode {@code {cleared, time}}.
 	 */
 	@Override
-	public Boolean decode(List<Object> reply) {
-		return asLong(element(reply, 0)) == 1;
+	public Reply decode(List<Object> reply) {
+		return new Reply(asLong(element(reply, 0)) == 1, asText(element(reply, 1)));
+	}
+
+	/**
+	 * The reply of {@code control-resume.lua}.
+	 *
+	 * @param cleared whether a pause was cleared
+	 * @param time the server's clock in epoch milliseconds, or for the pause-all key the
+	 * time its pause was last cleared ({@code null} for never)
+	 */
+	record Reply(boolean cleared, @Nullable String time) {
+
 	}
 
 }

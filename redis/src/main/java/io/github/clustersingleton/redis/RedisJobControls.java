@@ -57,10 +57,21 @@ import org.springframework.util.Assert;
  * atomically for every job, including jobs Redis has never seen. In a Redis Cluster that
  * key lives on another slot and a claim cannot read it: a pause of every job first writes
  * it, then marks the meta hash of every job found by {@code SCAN} on every master
- * ({@code all_paused_at}), which the claim does read. There, the pause of every job holds
- * atomically for every job whose meta hash existed when the pause started; a job claimed
- * for the first time ever after it (or while it scans) is refused only by nodes that read
- * the pause through {@link #read} before claiming.
+ * ({@code all_paused_at}), which the claim does read. A job never claimed before (no
+ * {@code fence}) may have no meta hash to mark: its claim first writes a marker into the
+ * meta hash ({@code claim_seen_at}, in the script that answers that the pause of every
+ * job must be read), then reads {@code <prefix>:controls}, then claims, refused if the
+ * meta hash got {@code all_paused_at} meanwhile. Either that read sees the pause, or the
+ * pause's scan, which starts after its write, finds the meta hash and marks it. So once a
+ * pause of every job returned, every claim of every job is refused; while it scans, a job
+ * it has not marked yet is still claimed. A pause of every job that failed half-way
+ * leaves the jobs it did not mark unpaused in a Redis Cluster (while {@link #read}
+ * reports every job paused) until it is repeated; so does a failover that loses a marker
+ * or a mark not yet replicated.
+ * <p>
+ * A run under a held lease ({@code start-run.lua}: a recovery or catch-up run) is refused
+ * like a claim while the job is paused, and, after a resume without catch-up, for a slot
+ * before the resume.
  * <p>
  * A run-now request starts ({@code manual-start.lua}) only while the job's lease hash
  * exists with the caller as owner and the meta hash's {@code fence} is the caller's
@@ -167,10 +178,14 @@ final class RedisJobControls implements JobControls {
 	}
 
 	/**
-	 * Resume a job in its meta hash; or every job: every meta hash that {@code SCAN}
-	 * finds first (while the pause-all key still refuses claims outside a Redis Cluster),
-	 * then the pause-all key. A resume of every job that fails half-way is safe to
-	 * repeat.
+	 * Resume a job in its meta hash; or every job: the pause-all key first, which answers
+	 * the resume time (the server's clock when its pause was cleared, kept in it as
+	 * {@code resumed_at}), then every meta hash that {@code SCAN} finds, each given that
+	 * one resume time, so that without catch-up every job's last slot moves to at least
+	 * that time (and to its own clear's time while a job was still marked, which refused
+	 * its claims until then). A resume of every job that fails half-way is safe to
+	 * repeat: the pause-all key answers the same resume time again, and a job already
+	 * resumed is moved no further than it.
 	 */
 	@Override
 	public void resume(@Nullable String jobName, boolean catchUp) {
@@ -180,11 +195,13 @@ final class RedisJobControls implements JobControls {
 				.send(this.executor, this.keys);
 			return;
 		}
+		String resumeTime = new ControlResumeCall(this.keys.controls(), null, false, true)
+			.execute(this.executor, this.keys)
+			.time();
 		for (String stored : storedJobs()) {
-			new ControlResumeCall(this.keys.meta(stored), this.keys.lease(stored), !catchUp, true).send(this.executor,
-					this.keys);
+			new ControlResumeCall(this.keys.meta(stored), this.keys.lease(stored), !catchUp, true, resumeTime)
+				.send(this.executor, this.keys);
 		}
-		new ControlResumeCall(this.keys.controls(), null, false, true).send(this.executor, this.keys);
 	}
 
 	/**

@@ -284,8 +284,10 @@ public class RedisLeaseBackend implements LeaseBackend {
 		if (!reply.checkPauseAll()) {
 			return reply;
 		}
-		// a Redis Cluster, and a job never claimed before: its meta hash cannot carry the
-		// mark of a pause of every job, so that pause is read first
+		// a Redis Cluster, and a job never claimed before: its meta hash may not carry
+		// the
+		// mark of a pause of every job, so that pause is read, after the script wrote a
+		// marker into the meta hash (see RedisJobControls)
 		if (this.controls.pausedAll()) {
 			return new AcquireCall.Reply(false, true, false, 0, reply.storeTime(), null, null, null);
 		}
@@ -303,10 +305,25 @@ public class RedisLeaseBackend implements LeaseBackend {
 		Assert.notNull(lease, "'lease' must not be null");
 		Assert.notNull(slot, "'slot' must not be null");
 		Assert.isTrue(attempt >= 1, "'attempt' must be at least 1");
-		ReplicaWait.Replicated<StartRunCall.Reply> replicated = this.replicaWait
-			.execute(new StartRunCall(lease.jobName(), lease.leaseToken(), slot, attempt), null);
-		StartRunCall.Reply reply = replicated.reply();
-		return reply.fence();
+		boolean withPauseAll = !this.grouping.perSlot();
+		try {
+			return startRun(lease, slot, attempt, withPauseAll);
+		}
+		catch (RuntimeException ex) {
+			if (!withPauseAll || !RedisErrors.isCrossSlot(ex)) {
+				throw ex;
+			}
+			// refused before the script ran: nothing was written
+			this.grouping.crossSlot();
+			return startRun(lease, slot, attempt, false);
+		}
+	}
+
+	private OptionalLong startRun(HeldLease lease, Instant slot, int attempt, boolean withPauseAll) {
+		return this.replicaWait
+			.execute(new StartRunCall(lease.jobName(), lease.leaseToken(), slot, attempt, withPauseAll), null)
+			.reply()
+			.fence();
 	}
 
 	/**

@@ -30,10 +30,11 @@ import static io.github.clustersingleton.redis.RedisReplies.element;
  * @param leaseToken the token of the held lease
  * @param slot the slot of the run
  * @param attempt the attempt of the run
+ * @param withPauseAll whether the pause-all key is passed too (not in a Redis Cluster)
  * @author cluster-singleton contributors
  */
-record StartRunCall(String jobName, String leaseToken, Instant slot,
-		int attempt) implements RedisScriptCall<StartRunCall.Reply>, GrantingCall {
+record StartRunCall(String jobName, String leaseToken, Instant slot, int attempt,
+		boolean withPauseAll) implements RedisScriptCall<StartRunCall.Reply>, GrantingCall {
 
 	@Override
 	public String grantName() {
@@ -47,7 +48,10 @@ record StartRunCall(String jobName, String leaseToken, Instant slot,
 
 	@Override
 	public List<String> keys(RedisKeys keys) {
-		return keys.leaseAndMeta(this.jobName);
+		if (!this.withPauseAll) {
+			return keys.leaseAndMeta(this.jobName);
+		}
+		return List.of(keys.lease(this.jobName), keys.meta(this.jobName), keys.controls());
 	}
 
 	@Override
@@ -68,7 +72,7 @@ record StartRunCall(String jobName, String leaseToken, Instant slot,
 	 * The reply of {@code start-run.lua}.
 	 *
 	 * @param fence the fencing token of the new run, empty when the lease no longer
-	 * carries the token
+	 * carries the token, the job is paused, or the slot is before the current run's
 	 */
 	record Reply(OptionalLong fence) {
 

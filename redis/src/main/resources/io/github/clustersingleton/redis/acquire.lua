@@ -59,7 +59,7 @@
 -- because the job is paused, {3, now} when the caller must read the pause-all hash first,
 -- else {0, holder or '', last_slot or '', now}, with now this
 -- server's clock in epoch milliseconds. Nothing is written unless
--- acquired, except a recovery claim's mark.
+-- acquired, except a recovery claim's mark and the marker of a {3} answer.
 -- TIME in a script is safe: Redis 5+ replicates a script's effects, not the script.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -74,9 +74,15 @@ end
 if paused then
   return {2, last_slot or '', now}
 end
--- without KEYS[3] (a Redis Cluster), a job never claimed before (no fence) cannot carry
--- the mark a pause of every job leaves: the caller reads the pause-all hash and asks again
+-- without KEYS[3] (a Redis Cluster), a job never claimed before (no fence) may not carry
+-- the mark a pause of every job leaves: the caller reads the pause-all hash and asks again.
+-- This answer first writes a marker (claim_seen_at) into the meta hash, so that the hash
+-- exists before the caller reads the pause-all hash. A pause of every job writes that
+-- hash first and scans for meta hashes after: either the caller's read sees the pause, or
+-- the scan sees the meta hash and marks it (all_paused_at), which refuses the claim sent
+-- again if the mark came first. The marker is not a claim: no fence, no slot.
 if not KEYS[3] and not overrides_pause and ARGV[13] ~= '1' and redis.call('HEXISTS', KEYS[2], 'fence') == 0 then
+  redis.call('HSET', KEYS[2], 'claim_seen_at', string.format('%.0f', now))
   return {3, now}
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -290,6 +291,138 @@ class RedisJobControlsTests {
 			assertThat(this.backend.describe(pausedAlone).orElseThrow().lastSlot()).isAfterOrEqualTo(now);
 			assertThat(claim(unseen, slotAt(now)).isAcquired()).isTrue();
 			assertThat(claim(existing, slotAt(storeNow()).plusSeconds(1)).isAcquired()).isTrue();
+		}
+
+		@Test
+		void startRunUnderAHeldLeaseIsRefusedWhileTheJobIsPaused() {
+			String job = job();
+			Instant old = slotAt(storeNow()).minusSeconds(600);
+			LeaseRequest request = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), TTL, old)
+				.withPolicy(new ClaimPolicy(false, true, 3, true), null);
+			AcquireResult acquired = this.backend.tryAcquire(request);
+			assertThat(acquired.isAcquired()).isTrue();
+			HeldLease lease = HeldLease.of(request, acquired.fencingToken());
+			// the retry of the current slot and a later slot start while not paused
+			assertThat(this.backend.startRun(lease, old, 2)).isPresent();
+			assertThat(this.backend.startRun(lease, old.plusSeconds(60), 1)).isPresent();
+			this.controls.pause(job, "alice", null);
+			LeaseInfo paused = this.backend.describe(job).orElseThrow();
+			assertThat(this.backend.startRun(lease, old.plusSeconds(120), 1)).isEmpty();
+			assertThat(this.backend.describe(job).orElseThrow()).isEqualTo(paused);
+			this.controls.resume(job, true);
+			assertThat(this.backend.startRun(lease, old.plusSeconds(120), 1)).isPresent();
+			this.controls.pause(null, "alice", null);
+			try {
+				assertThat(this.backend.startRun(lease, old.plusSeconds(180), 1)).isEmpty();
+				// the mark that the pause of every job left on the job refuses it too
+				new ControlResumeCall(new RedisKeys(this.prefix).controls(), null, false, true).send(this.executor,
+						new RedisKeys(this.prefix));
+				assertThat(this.backend.startRun(lease, old.plusSeconds(180), 1)).isEmpty();
+			}
+			finally {
+				this.controls.resume(null, true);
+			}
+			assertThat(this.backend.startRun(lease, old.plusSeconds(180), 1)).isPresent();
+			this.backend.release(lease, Duration.ZERO, RunCompletion.none());
+		}
+
+		@Test
+		void startRunOfASlotBeforeAResumeWithoutCatchUpIsRefused() {
+			String job = job();
+			Instant now = storeNow();
+			Instant old = slotAt(now).minusSeconds(600);
+			LeaseRequest request = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), TTL, old)
+				.withPolicy(new ClaimPolicy(false, true, 3, true), null);
+			AcquireResult acquired = this.backend.tryAcquire(request);
+			assertThat(acquired.isAcquired()).isTrue();
+			HeldLease lease = HeldLease.of(request, acquired.fencingToken());
+			this.controls.pause(job, "alice", null);
+			this.controls.resume(job, false);
+			assertThat(this.backend.describe(job).orElseThrow().lastSlot()).isAfterOrEqualTo(now);
+			// the current run's retry and a slot that passed while paused are refused
+			assertThat(this.backend.startRun(lease, old, 2)).isEmpty();
+			assertThat(this.backend.startRun(lease, old.plusSeconds(60), 1)).isEmpty();
+			Instant next = slotAt(storeNow()).plusSeconds(1);
+			OptionalLong started = this.backend.startRun(lease, next, 1);
+			assertThat(started).isPresent();
+			// the retry of the slot now current still starts
+			assertThat(this.backend.startRun(lease, next, 2).getAsLong()).isGreaterThan(started.getAsLong());
+			this.backend.release(lease, Duration.ZERO, RunCompletion.none());
+		}
+
+		@Test
+		void resumeAllWithoutCatchUpLeavesNothingToCatchUpInThePauseWindow() {
+			String job = job();
+			Instant old = slotAt(storeNow()).minusSeconds(600);
+			assertThat(claimAndRelease(job, old).isAcquired()).isTrue();
+			this.controls.pause(null, "alice", null);
+			Instant inPause = slotAt(storeNow());
+			this.controls.resume(null, false);
+			Instant slot = slotAt(storeNow()).plusSeconds(1);
+			LeaseRequest request = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), TTL, slot)
+				.withPolicy(new ClaimPolicy(false, false, 1, true), inPause);
+			AcquireResult acquired = this.backend.tryAcquire(request);
+			assertThat(acquired.isAcquired()).isTrue();
+			// nothing pending: the claim made its own slot the current run
+			assertThat(acquired.run().slot()).isEqualTo(slot);
+			assertThat(acquired.run().attempt()).isEqualTo(1);
+			this.backend.release(HeldLease.of(request, acquired.fencingToken()), Duration.ZERO, RunCompletion.none());
+		}
+
+		@Test
+		void resumeAllTriedAgainAfterFailingHalfWayMovesNoJobPastTheFirstResumeTime() {
+			RedisKeys keys = new RedisKeys(this.prefix);
+			String resumedFirst = job();
+			String resumedLater = job();
+			Instant old = slotAt(storeNow()).minusSeconds(600);
+			assertThat(claimAndRelease(resumedFirst, old).isAcquired()).isTrue();
+			assertThat(claimAndRelease(resumedLater, old).isAcquired()).isTrue();
+			this.controls.pause(null, "alice", null);
+			// the first try clears the pause-all key and resumes one job, then fails
+			String resumeTime = new ControlResumeCall(keys.controls(), null, false, true).execute(this.executor, keys)
+				.time();
+			assertThat(resumeTime).isNotNull();
+			new ControlResumeCall(keys.meta(resumedFirst), keys.lease(resumedFirst), true, true, resumeTime)
+				.send(this.executor, keys);
+			Instant first = this.backend.describe(resumedFirst).orElseThrow().lastSlot();
+			assertThat(first).isAfterOrEqualTo(Instant.ofEpochMilli(Long.parseLong(resumeTime)));
+			assertThat(claim(resumedLater, slotAt(storeNow()).plusSeconds(1)).outcome())
+				.isEqualTo(AcquireResult.Outcome.PAUSED);
+			Instant ran = slotAt(storeNow()).plusSeconds(1);
+			assertThat(claimAndRelease(resumedFirst, ran).isAcquired()).isTrue();
+			this.controls.resume(null, false);
+			assertThat(this.backend.describe(resumedFirst).orElseThrow().lastSlot()).isEqualTo(ran);
+			assertThat(this.backend.describe(resumedLater).orElseThrow().lastSlot())
+				.isAfterOrEqualTo(Instant.ofEpochMilli(Long.parseLong(resumeTime)));
+			assertThat(this.controls.read(List.of(resumedLater)).get(resumedLater).paused()).isFalse();
+		}
+
+		@Test
+		void withoutThePauseAllKeyAFirstClaimThatReadNoPauseIsRefusedOnceThePauseMarkedItsMarker() {
+			RedisKeys keys = new RedisKeys(this.prefix);
+			String unseen = job();
+			LeaseRequest request = new LeaseRequest(unseen, "node-a", UUID.randomUUID().toString(), TTL,
+					slotAt(storeNow()));
+			// as in a Redis Cluster: the claim is told to read the pause of every job,
+			// and
+			// first leaves its marker
+			AcquireCall.Reply ask = new AcquireCall(request, TTL.toMillis(), false, false).execute(this.executor, keys);
+			assertThat(ask.checkPauseAll()).isTrue();
+			assertThat(this.admin.opsForHash().hasKey(keys.meta(unseen), "claim_seen_at")).isTrue();
+			assertThat(this.backend.describe(unseen)).isEmpty();
+			// the claimer read no pause; the pause of every job is written and scans now
+			this.controls.pause(null, "alice", null);
+			try {
+				AcquireCall.Reply claimed = new AcquireCall(request, TTL.toMillis(), false, true).execute(this.executor,
+						keys);
+				assertThat(claimed.paused()).isTrue();
+				assertThat(this.backend.describe(unseen)).isEmpty();
+			}
+			finally {
+				this.controls.resume(null, true);
+			}
+			assertThat(new AcquireCall(request, TTL.toMillis(), false, true).execute(this.executor, keys).acquired())
+				.isTrue();
 		}
 
 		@Test

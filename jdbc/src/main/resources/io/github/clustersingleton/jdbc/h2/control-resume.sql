@@ -5,8 +5,9 @@
 -- same statement: the last slot becomes the database's clock (never earlier than it was),
 -- and a run left on an expired lease is forgotten (its run columns are cleared), so that
 -- neither recovery nor catch-up runs a slot of the pause; a run still holding its lease
--- keeps its run columns, its run slot moved to the new last slot. With catch-up the slots
--- stay for the job's misfire policy.
+-- keeps its run columns, its run slot moved to the new last slot, so that start-run.sql
+-- refuses the slots of the pause under that lease too. With catch-up the slots stay for the
+-- job's misfire policy.
 -- Only paused rows are written (every row while every job is paused). Every assignment
 -- reads the row as it was (paused_at is assigned last, and nothing else reads a column
 -- assigned before it).
@@ -16,7 +17,7 @@ UPDATE ${table}
                         THEN GREATEST(COALESCE(last_slot, CURRENT_TIMESTAMP), CURRENT_TIMESTAMP) ELSE last_slot END,
        run_slot = CASE WHEN (:catchUp = 0 AND name <> :allJobs
                    AND (:all = 1 OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL)))
-                       THEN CASE WHEN expires_at <= CURRENT_TIMESTAMP THEN NULL ELSE GREATEST(run_slot, CURRENT_TIMESTAMP) END
+                       THEN CASE WHEN expires_at <= CURRENT_TIMESTAMP THEN NULL ELSE GREATEST(COALESCE(run_slot, CURRENT_TIMESTAMP), CURRENT_TIMESTAMP) END
                        ELSE run_slot END,
        attempt = CASE WHEN (:catchUp = 0 AND name <> :allJobs
                    AND (:all = 1 OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))) AND expires_at <= CURRENT_TIMESTAMP THEN NULL ELSE attempt END,

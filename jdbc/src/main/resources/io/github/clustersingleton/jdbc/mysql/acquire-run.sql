@@ -32,8 +32,9 @@
 -- A paused job (paused_at on its row) or every job paused (paused_at on the row named
 -- :allJobs, which no job can be named) is not claimed: the upsert reads the row's latest
 -- version under its lock, and takes the lease only while paused_at is NULL; the pause of
--- every job stops the SELECT (a locking read of that row under REPEATABLE READ) before
--- anything is inserted. select-state.sql then reports the claim paused. A claim that
+-- every job stops the SELECT before anything is inserted: that row is read LOCK IN SHARE
+-- MODE, so that a claim that waited for a pause of every job reads it once committed, also
+-- under READ COMMITTED (a plain read there would see the row as it was before the pause). select-state.sql then reports the claim paused. A claim that
 -- overrides the pause (:overridesPause = 1: a run-now request's) is not refused for it.
 INSERT INTO ${table} (name, owner, lease_token, acquired_at, expires_at, last_slot, fencing_token,
                       run_slot, attempt, run_state, retry_at, recover_at)
@@ -44,7 +45,8 @@ SELECT :name, :owner, :leaseToken, UTC_TIMESTAMP(6),
  WHERE (:slot IS NULL
         OR :slot <= UTC_TIMESTAMP(6) + INTERVAL :slotToleranceMillis * 1000 MICROSECOND)
    AND (:overridesPause = 1
-          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL))
+          OR NOT EXISTS (SELECT 1 FROM ${table} m WHERE m.name = :allJobs AND m.paused_at IS NOT NULL
+                      LOCK IN SHARE MODE))
     ON DUPLICATE KEY UPDATE
        lease_token = IF(expires_at <= UTC_TIMESTAMP(6) AND (paused_at IS NULL OR :overridesPause = 1)
                         AND NOT COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts

@@ -5,8 +5,18 @@
 -- same statement: the last slot becomes the database's clock (never earlier than it was),
 -- and a run left on an expired lease is forgotten (its run columns are cleared), so that
 -- neither recovery nor catch-up runs a slot of the pause; a run still holding its lease
--- keeps its run columns, its run slot moved to the new last slot. With catch-up the slots
--- stay for the job's misfire policy.
+-- keeps its run columns, its run slot moved to the new last slot, so that start-run.sql
+-- refuses the slots of the pause under that lease too. With catch-up the slots stay for the
+-- job's misfire policy.
+-- The clock of the new slots is the time the resume takes effect, not the time the
+-- statement began (UTC_TIMESTAMP(6)): a claim of a slot that passed while the resume waited
+-- for the row's lock is refused after it. InnoDB evaluates the assignments once it holds the
+-- row, and SYSDATE(6) is the time of its own evaluation, in the connection's time zone, so
+-- the time waited since the statement began is added to UTC_TIMESTAMP(6) (never less than
+-- none). The run slot is assigned after the last slot, and the server evaluates the
+-- assignments from left to right, so the run slot is never earlier than the last slot.
+-- Whether the lease has expired is judged by UTC_TIMESTAMP(6), one time for every
+-- assignment of the row.
 -- Only paused rows are written (every row while every job is paused). Every assignment
 -- reads the row as it was (paused_at is assigned last, and nothing else reads a column
 -- assigned before it).
@@ -14,11 +24,14 @@ UPDATE ${table}
    SET last_slot = CASE WHEN (:catchUp = 0 AND name <> :allJobs
                    AND (:all = 1 OR NOT EXISTS (SELECT 1 FROM (SELECT m.paused_at FROM ${table} m WHERE m.name = :allJobs) a
                      WHERE a.paused_at IS NOT NULL)))
-                        THEN GREATEST(COALESCE(last_slot, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6)) ELSE last_slot END,
+                        THEN GREATEST(COALESCE(last_slot, (UTC_TIMESTAMP(6) + INTERVAL GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) MICROSECOND)),
+                                      (UTC_TIMESTAMP(6) + INTERVAL GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) MICROSECOND)) ELSE last_slot END,
        run_slot = CASE WHEN (:catchUp = 0 AND name <> :allJobs
                    AND (:all = 1 OR NOT EXISTS (SELECT 1 FROM (SELECT m.paused_at FROM ${table} m WHERE m.name = :allJobs) a
                      WHERE a.paused_at IS NOT NULL)))
-                       THEN CASE WHEN expires_at <= UTC_TIMESTAMP(6) THEN NULL ELSE GREATEST(run_slot, UTC_TIMESTAMP(6)) END
+                       THEN CASE WHEN expires_at <= UTC_TIMESTAMP(6) THEN NULL
+                                 ELSE GREATEST(COALESCE(run_slot, (UTC_TIMESTAMP(6) + INTERVAL GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) MICROSECOND)),
+                                               (UTC_TIMESTAMP(6) + INTERVAL GREATEST(0, TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) MICROSECOND)) END
                        ELSE run_slot END,
        attempt = CASE WHEN (:catchUp = 0 AND name <> :allJobs
                    AND (:all = 1 OR NOT EXISTS (SELECT 1 FROM (SELECT m.paused_at FROM ${table} m WHERE m.name = :allJobs) a

@@ -27,7 +27,9 @@
 -- read, so a claim that waited can only find the lease live, or the run within its grace,
 -- for longer.
 -- A paused job, or any job while every job is paused (the row named :allJobs), is neither
--- taken nor marked: the statement changes nothing and the caller reports it paused.
+-- taken nor marked: the statement changes nothing and the caller reports it paused. The row
+-- named :allJobs is read LOCK IN SHARE MODE: a claim that waited for a pause of every job
+-- reads it once committed, also under READ COMMITTED.
 UPDATE ${table}
    SET owner = IF(COALESCE(:recoverLost = 1 AND run_state = 'running' AND attempt < :maxAttempts
                            AND (recover_at IS NULL OR recover_at > UTC_TIMESTAMP(6)), 0),
@@ -53,7 +55,7 @@ UPDATE ${table}
                        NULL)
  WHERE name = :name
    AND paused_at IS NULL
-   AND NOT EXISTS (SELECT 1 FROM (SELECT m.paused_at FROM ${table} m WHERE m.name = :allJobs) a
+   AND NOT EXISTS (SELECT 1 FROM (SELECT m.paused_at FROM ${table} m WHERE m.name = :allJobs LOCK IN SHARE MODE) a
                     WHERE a.paused_at IS NOT NULL)
    AND expires_at <= UTC_TIMESTAMP(6)
    AND run_slot IS NOT NULL
