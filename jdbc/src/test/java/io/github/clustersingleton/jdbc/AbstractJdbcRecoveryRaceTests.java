@@ -284,6 +284,60 @@ abstract class AbstractJdbcRecoveryRaceTests {
 	}
 
 	/**
+	 * A paused job whose row another transaction holds locked. A resume without catch-up
+	 * waits for the row lock for a second; when the lock goes, the last claimed slot must
+	 * be the time the resume took effect, not the time it was sent, so that a claim of a
+	 * slot that passed while it waited (sent while the job was still paused) is refused.
+	 */
+	@Test
+	void aResumeWithoutCatchUpThatWaitedForTheRowLockSkipsTheSlotsOfItsWait() throws Exception {
+		assumeTrue(stampsTheResumeWithTheTimeItTakesEffect(), "known open on this database (see docs/jdbc.md)");
+		String job = this.prefix + "late-resume";
+		LeaseRequest first = claim(job, "node-a", Duration.ofMillis(1), S1, null);
+		assertThat(this.backend.tryAcquire(first).isAcquired()).isTrue();
+		this.backend.controls().orElseThrow().pause(job, "ops", null);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try (Connection locker = this.pool.getConnection(); Connection watcher = this.pool.getConnection()) {
+			locker.setAutoCommit(false);
+			try (PreparedStatement lock = locker.prepareStatement(
+					"SELECT name FROM " + JdbcLeaseBackend.DEFAULT_TABLE_NAME + " WHERE name = ? FOR UPDATE")) {
+				lock.setString(1, job);
+				try (ResultSet resultSet = lock.executeQuery()) {
+					assertThat(resultSet.next()).isTrue();
+				}
+			}
+			Instant sent = Instant.now();
+			Future<?> resume = executor.submit(() -> this.backend.controls().orElseThrow().resume(job, false));
+			await().atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> longestWaitBehind(watcher, locker).compareTo(Duration.ofMillis(1000)) > 0);
+			assertThat(resume.isDone()).isFalse();
+			locker.commit();
+			resume.get(30, TimeUnit.SECONDS);
+			Instant lastSlot = this.backend.describe(job).orElseThrow().lastSlot();
+			assertThat(lastSlot).as("the last slot after a resume that waited a second for the row lock")
+				.isAfter(sent.plusMillis(800));
+			assertThat(
+					this.backend.tryAcquire(claim(job, "node-b", Duration.ofSeconds(30), lastSlot.minusMillis(300), S1))
+						.isAcquired())
+				.as("a claim of a slot that passed while the resume waited")
+				.isFalse();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	/**
+	 * Return whether {@code control-resume.sql} stamps the last slot with the time the
+	 * row is written (after any wait for its lock).
+	 * @return whether a resume that waited for the row lock skips the slots of its wait
+	 */
+	protected boolean stampsTheResumeWithTheTimeItTakesEffect() {
+		return true;
+	}
+
+	/**
 	 * Return whether {@code recover.sql} counts the grace of its recovery mark from the
 	 * time the row is written (after any wait for its lock).
 	 * @return whether a mark that waited for the row lock keeps its whole grace
