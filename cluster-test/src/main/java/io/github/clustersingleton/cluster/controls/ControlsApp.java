@@ -15,8 +15,9 @@
  */
 package io.github.clustersingleton.cluster.controls;
 
-import java.sql.Timestamp;
 import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonContext;
@@ -70,7 +71,7 @@ public class ControlsApp {
 		@ClusterSingleton(name = "${app.run-id}-tick")
 		public void tick() throws InterruptedException {
 			ClusterSingletonContext run = ClusterSingletonContext.current();
-			Timestamp slot = run.slot().map(Timestamp::from).orElse(null);
+			OffsetDateTime slot = run.slot().map((instant) -> instant.atOffset(ZoneOffset.UTC)).orElse(null);
 			this.jdbc.update(
 					"INSERT INTO controls_app_ledger (run_id, slot, node, run_trigger, fencing_token, started_at) "
 							+ "VALUES (?, ?, ?, ?, ?, clock_timestamp())",
