@@ -61,6 +61,12 @@ final class InMemoryJobControls implements JobControls {
 
 	private @Nullable Pause allPaused;
 
+	/**
+	 * When each job was last resumed without catch-up: a run of an earlier slot does not
+	 * start, even under a lease claimed before.
+	 */
+	private final Map<String, Instant> resumedWithoutCatchUp = new HashMap<>();
+
 	private final Map<String, String> cronOverrides = new HashMap<>();
 
 	private final Map<String, Map<String, ManualRun>> manualRuns = new HashMap<>();
@@ -70,6 +76,15 @@ final class InMemoryJobControls implements JobControls {
 		this.enter = enter;
 		this.clock = clock;
 		this.leases = leases;
+	}
+
+	/**
+	 * Return whether a run of a slot must not start under a live lease: the job is
+	 * paused, or was resumed without catch-up after the slot; called under the lock.
+	 */
+	boolean refusesStartLocked(String jobName, Instant slot) {
+		Instant resumed = this.resumedWithoutCatchUp.get(jobName);
+		return isPausedLocked(jobName) || (resumed != null && slot.isBefore(resumed));
 	}
 
 	/**
@@ -134,6 +149,7 @@ final class InMemoryJobControls implements JobControls {
 			if (!catchUp) {
 				// the slots that passed while paused are not run, recovered or caught up
 				for (String name : resumed) {
+					this.resumedWithoutCatchUp.put(name, now);
 					StoredLease lease = this.leases.get(name);
 					if (lease != null && (lease.lastSlot == null || lease.lastSlot.isBefore(now))) {
 						lease.lastSlot = now;
