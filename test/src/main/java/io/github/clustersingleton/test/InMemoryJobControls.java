@@ -47,7 +47,7 @@ final class InMemoryJobControls implements JobControls {
 	/**
 	 * How many ended run-now requests are kept per job.
 	 */
-	private static final int MAX_ENDED_RUNS = 100;
+	private static final int MAX_ENDED_RUNS = 20;
 
 	private final ReentrantLock lock;
 
@@ -153,7 +153,7 @@ final class InMemoryJobControls implements JobControls {
 					StoredLease lease = this.leases.get(name);
 					if (lease != null && (lease.lastSlot == null || lease.lastSlot.isBefore(now))) {
 						lease.lastSlot = now;
-						if (lease.runState != RunState.RUNNING) {
+						if (lease.runState != RunState.RUNNING || !lease.isLive(now)) {
 							// the row's last run ended before the pause: no gap between
 							// it
 							// and the moved slot is left to catch up
@@ -233,6 +233,8 @@ final class InMemoryJobControls implements JobControls {
 		Assert.isTrue(limit >= 0, "'limit' must not be negative");
 		return locked(() -> {
 			List<ManualRun> runs = new ArrayList<>(runs(jobName).values());
+			// newest first, also among requests made at the same instant
+			java.util.Collections.reverse(runs);
 			runs.sort(Comparator.comparing(ManualRun::requestedAt).reversed());
 			return List.copyOf(runs.subList(0, Math.min(limit, runs.size())));
 		});
