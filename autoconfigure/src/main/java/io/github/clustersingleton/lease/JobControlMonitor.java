@@ -66,6 +66,12 @@ final class JobControlMonitor {
 	 */
 	private static final int STALE_CHECK_PERIODS = 6;
 
+	/**
+	 * How many of a job's latest ledger records are searched for the run of a run-now
+	 * request whose end was not recorded.
+	 */
+	private static final int LEDGER_LOOKBACK = 50;
+
 	private final EngineComponents engine;
 
 	private final CronOverrides overrides;
@@ -177,6 +183,7 @@ final class JobControlMonitor {
 				workers.submit(registered, () -> runNow(registered, controls, request));
 			}
 		}
+		this.runner.retryFinishes(controls);
 		if (workers != null && ++this.polls % STALE_CHECK_PERIODS == 1) {
 			failStaleRuns(controls, byName.keySet());
 		}
@@ -218,12 +225,12 @@ final class JobControlMonitor {
 					if (live) {
 						this.suspectedStale.remove(run.id());
 					}
+					else if (this.runner.endPending(run.id())) {
+						// ran here: its end is still on its way to the store
+						this.suspectedStale.remove(run.id());
+					}
 					else if (this.suspectedStale.remove(run.id()) != null) {
-						String owner = (run.owner() != null) ? run.owner() : "unknown";
-						controls.finishManualRun(jobName, run.id(), ManualRun.State.FAILED,
-								"node " + owner + " stopped before the run ended");
-						logger.warn("cluster-singleton marked run-now request " + run.id() + " of job '" + jobName
-								+ "' failed: node " + owner + " stopped before the run ended");
+						finishStale(controls, jobName, run);
 					}
 					else {
 						this.suspectedStale.put(run.id(), run.fencingToken());
@@ -237,12 +244,51 @@ final class JobControlMonitor {
 	}
 
 	/**
+	 * Record the end of a request still recorded as running without a live lease: as its
+	 * run's ledger record (by the request's fencing token) says, when the run ended
+	 * there, else failed because its node stopped.
+	 */
+	private void finishStale(JobControls controls, String jobName, ManualRun run) {
+		RunRecord record = this.engine.backend.runLedger()
+			.history(jobName, LEDGER_LOOKBACK)
+			.stream()
+			.filter((candidate) -> candidate.fencingToken() == run.fencingToken()
+					&& candidate.trigger() == RunTrigger.MANUAL && candidate.slot() == null)
+			.findFirst()
+			.orElse(null);
+		if (record != null && record.state() == RunState.SUCCEEDED) {
+			controls.finishManualRun(jobName, run.id(), ManualRun.State.SUCCEEDED, null);
+			logger.info("cluster-singleton recorded run-now request " + run.id() + " of job '" + jobName
+					+ "' as succeeded, as its run's ledger record says");
+			return;
+		}
+		if (record != null && record.state() == RunState.FAILED) {
+			controls.finishManualRun(jobName, run.id(), ManualRun.State.FAILED,
+					(record.error() != null) ? record.error() : "failed");
+			logger.warn("cluster-singleton recorded run-now request " + run.id() + " of job '" + jobName
+					+ "' as failed, as its run's ledger record says");
+			return;
+		}
+		String owner = (run.owner() != null) ? run.owner() : "unknown";
+		String error = (record != null && record.state() == RunState.LOST) ? "lease lost"
+				: "node " + owner + " stopped before the run ended";
+		controls.finishManualRun(jobName, run.id(), ManualRun.State.FAILED, error);
+		logger.warn(
+				"cluster-singleton marked run-now request " + run.id() + " of job '" + jobName + "' failed: " + error);
+	}
+
+	/**
 	 * Record in the run ledger that a slot of a job was skipped because the job is
 	 * paused: the same record on every node that skipped it.
 	 * @param job the job
 	 * @param slot the slot
+	 * @param lastSlot the job's last claimed slot as the refusal found it: when another
+	 * node claimed the slot (or a later one) before the pause, nothing is recorded
 	 */
-	void recordPaused(JobDefinition job, Instant slot) {
+	void recordPaused(JobDefinition job, Instant slot, @Nullable Instant lastSlot) {
+		if (lastSlot != null && !lastSlot.isBefore(slot)) {
+			return;
+		}
 		JobControl control = this.view.get(job.name());
 		String error = "paused";
 		if (control != null && control.paused() && control.pausedBy() != null) {

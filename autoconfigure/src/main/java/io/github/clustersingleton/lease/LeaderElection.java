@@ -122,8 +122,9 @@ public final class LeaderElection implements ClusterLeadership {
 		if (standAsideUntil != 0 && this.ticker.nanoTime() - standAsideUntil < 0) {
 			return;
 		}
-		LeaseRequest request = new LeaseRequest(this.leaseName, this.owner, EngineSupport.newLeaseToken(), this.ttl,
-				null);
+		// a pause of every job pauses the leader lease's row too: leadership keeps moving
+		LeaseRequest request = LeaseRequest.overridingPause(this.leaseName, this.owner, EngineSupport.newLeaseToken(),
+				this.ttl);
 		long sent = this.ticker.nanoTime();
 		AcquireResult result;
 		try {

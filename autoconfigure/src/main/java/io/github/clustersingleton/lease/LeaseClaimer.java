@@ -98,8 +98,8 @@ final class LeaseClaimer {
 	/**
 	 * Whether a trigger without a slot (a fixed-rate or fixed-delay trigger, a direct
 	 * call) is skipped because this node's latest view of the cluster-wide controls shows
-	 * the job paused: the store refuses the claims of a paused job's slots itself, but
-	 * takes a claim without a slot, which a run-now request needs.
+	 * the job paused: only saves the round trip, since the store refuses every claim of a
+	 * paused job itself (a node's view may be stale), except a run-now request's.
 	 */
 	boolean pausedLocally(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
 		JobControlMonitor controls = this.controls;
@@ -202,7 +202,7 @@ final class LeaseClaimer {
 			JobControlMonitor controls = this.controls;
 			if (result.outcome() == AcquireResult.Outcome.PAUSED && slot != null && !request.recovery()
 					&& controls != null) {
-				controls.recordPaused(job, slot);
+				controls.recordPaused(job, slot, result.lastSlot());
 			}
 			if (!request.recovery()) {
 				logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'"

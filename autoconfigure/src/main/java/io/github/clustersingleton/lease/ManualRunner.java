@@ -16,8 +16,10 @@
 package io.github.clustersingleton.lease;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseRequest;
@@ -26,6 +28,8 @@ import io.github.clustersingleton.RunTrigger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.log.LogMessage;
 
 import static io.github.clustersingleton.lease.EngineSupport.describeFailure;
 
@@ -46,6 +50,8 @@ final class ManualRunner {
 
 	private final EngineComponents engine;
 
+	private final Map<String, Finish> undelivered = new ConcurrentHashMap<>();
+
 	ManualRunner(EngineComponents engine) {
 		this.engine = engine;
 	}
@@ -64,12 +70,15 @@ final class ManualRunner {
 			return false;
 		}
 		ClusterSingletonExecutor.Settings settings = this.engine.settings;
-		LeaseRequest leaseRequest = new LeaseRequest(job.name(), settings.owner(), EngineSupport.newLeaseToken(),
-				settings.leaseTtl(), null, settings.slotTolerance());
-		ClaimPolicy policy = LeaseClaimer.claimPolicy(job, null, RunTrigger.MANUAL);
-		if (policy.isActive()) {
-			leaseRequest = leaseRequest.withPolicy(policy, null);
+		if (!stillPending(controls, job, request)) {
+			// another node ran it, or is running it, since this node's view was read: a
+			// claim now would only take the lease from the job's next slot
+			return false;
 		}
+		// the operator asked for this run also while the job is paused: the one claim
+		// that the store does not refuse for a pause
+		LeaseRequest leaseRequest = LeaseRequest.overridingPause(job.name(), settings.owner(),
+				EngineSupport.newLeaseToken(), settings.leaseTtl());
 		long requested = this.engine.ticker.nanoTime();
 		LeaseClaimer.Claimed claimed = this.engine.claimer.claim(job, leaseRequest, requested, RunObserver.Run.NONE);
 		if (claimed == null) {
@@ -81,10 +90,15 @@ final class ManualRunner {
 			started = controls.startManualRun(job.name(), request.id(), settings.owner(), lease.fencingToken());
 		}
 		catch (RuntimeException ex) {
-			logger.warn("cluster-singleton could not start run-now request " + request.id() + " of job '" + job.name()
-					+ "' in the " + this.engine.backend.id() + " lease store; the next look tries again: "
-					+ describeFailure(ex));
-			started = false;
+			// the start may have reached the store: only this call can have started it,
+			// under this node's live lease and fencing token, so a request found running
+			// with them is this node's to run, once
+			started = startedHere(controls, job, request, lease.fencingToken());
+			if (!started) {
+				logger.warn("cluster-singleton could not start run-now request " + request.id() + " of job '"
+						+ job.name() + "' in the " + this.engine.backend.id() + " lease store; the next look tries "
+						+ "again: " + describeFailure(ex));
+			}
 		}
 		if (!started) {
 			this.engine.delivery.releaseQuietly(lease, job);
@@ -112,16 +126,100 @@ final class ManualRunner {
 		return true;
 	}
 
-	private void finish(JobControls controls, JobDefinition job, ManualRun request, ManualRun.State state,
-			@Nullable String error) {
+	/**
+	 * Whether a request is still pending, as the store says now.
+	 */
+	private boolean stillPending(JobControls controls, JobDefinition job, ManualRun request) {
 		try {
-			controls.finishManualRun(job.name(), request.id(), state, error);
+			return controls.manualRun(job.name(), request.id())
+				.map((current) -> current.state() == ManualRun.State.PENDING)
+				.orElse(false);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("cluster-singleton could not record the end (" + state.name().toLowerCase(java.util.Locale.ROOT)
-					+ ") of run-now request " + request.id() + " of job '" + job.name() + "' in the "
-					+ this.engine.backend.id() + " lease store: " + describeFailure(ex));
+			logger.debug(LogMessage.of(() -> "cluster-singleton could not read run-now request " + request.id()
+					+ " of job '" + job.name() + "'; the next look tries again"), ex);
+			return false;
 		}
+	}
+
+	/**
+	 * Whether a start whose answer was lost did start the request under this node's
+	 * lease.
+	 */
+	private boolean startedHere(JobControls controls, JobDefinition job, ManualRun request, long fencingToken) {
+		String owner = this.engine.settings.owner();
+		try {
+			return controls.manualRun(job.name(), request.id())
+				.map((current) -> current.state() == ManualRun.State.RUNNING && owner.equals(current.owner())
+						&& current.fencingToken() == fencingToken)
+				.orElse(false);
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Record how a request ended; when the store cannot be reached, keep the end to try
+	 * again at every later period, until the store takes it or the node stops.
+	 */
+	private void finish(JobControls controls, JobDefinition job, ManualRun request, ManualRun.State state,
+			@Nullable String error) {
+		Finish end = new Finish(job.name(), request.id(), state, error);
+		if (!deliver(controls, end, true)) {
+			this.undelivered.put(request.id(), end);
+		}
+	}
+
+	/**
+	 * Try again to record the ends the store could not take before.
+	 * @param controls the store's controls
+	 */
+	void retryFinishes(JobControls controls) {
+		for (Finish end : List.copyOf(this.undelivered.values())) {
+			if (this.engine.state.isClosing()) {
+				return;
+			}
+			if (deliver(controls, end, false)) {
+				this.undelivered.remove(end.requestId(), end);
+			}
+		}
+	}
+
+	/**
+	 * Whether this node still has to record the end of a request.
+	 * @param requestId the request's id
+	 * @return {@code true} while the end is not recorded yet
+	 */
+	boolean endPending(String requestId) {
+		return this.undelivered.containsKey(requestId);
+	}
+
+	private boolean deliver(JobControls controls, Finish end, boolean first) {
+		try {
+			controls.finishManualRun(end.jobName(), end.requestId(), end.state(), end.error());
+			return true;
+		}
+		catch (RuntimeException ex) {
+			String message = "cluster-singleton could not record the end ("
+					+ end.state().name().toLowerCase(Locale.ROOT) + ") of run-now request " + end.requestId()
+					+ " of job '" + end.jobName() + "' in the " + this.engine.backend.id()
+					+ " lease store; it is tried again: " + describeFailure(ex);
+			if (first) {
+				logger.warn(message);
+			}
+			else {
+				logger.debug(LogMessage.of(() -> message));
+			}
+			return false;
+		}
+	}
+
+	/**
+	 * The end of a run-now request that the store has still to record.
+	 */
+	private record Finish(String jobName, String requestId, ManualRun.State state, @Nullable String error) {
+
 	}
 
 }

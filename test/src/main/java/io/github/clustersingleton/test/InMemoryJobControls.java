@@ -47,7 +47,7 @@ final class InMemoryJobControls implements JobControls {
 	/**
 	 * How many ended run-now requests are kept per job.
 	 */
-	private static final int MAX_ENDED_RUNS = 100;
+	private static final int MAX_ENDED_RUNS = 20;
 
 	private final ReentrantLock lock;
 
@@ -61,6 +61,12 @@ final class InMemoryJobControls implements JobControls {
 
 	private @Nullable Pause allPaused;
 
+	/**
+	 * When each job was last resumed without catch-up: a run of an earlier slot does not
+	 * start, even under a lease claimed before.
+	 */
+	private final Map<String, Instant> resumedWithoutCatchUp = new HashMap<>();
+
 	private final Map<String, String> cronOverrides = new HashMap<>();
 
 	private final Map<String, Map<String, ManualRun>> manualRuns = new HashMap<>();
@@ -70,6 +76,15 @@ final class InMemoryJobControls implements JobControls {
 		this.enter = enter;
 		this.clock = clock;
 		this.leases = leases;
+	}
+
+	/**
+	 * Return whether a run of a slot must not start under a live lease: the job is
+	 * paused, or was resumed without catch-up after the slot; called under the lock.
+	 */
+	boolean refusesStartLocked(String jobName, Instant slot) {
+		Instant resumed = this.resumedWithoutCatchUp.get(jobName);
+		return isPausedLocked(jobName) || (resumed != null && slot.isBefore(resumed));
 	}
 
 	/**
@@ -134,10 +149,11 @@ final class InMemoryJobControls implements JobControls {
 			if (!catchUp) {
 				// the slots that passed while paused are not run, recovered or caught up
 				for (String name : resumed) {
+					this.resumedWithoutCatchUp.put(name, now);
 					StoredLease lease = this.leases.get(name);
 					if (lease != null && (lease.lastSlot == null || lease.lastSlot.isBefore(now))) {
 						lease.lastSlot = now;
-						if (lease.runState != RunState.RUNNING) {
+						if (lease.runState != RunState.RUNNING || !lease.isLive(now)) {
 							// the row's last run ended before the pause: no gap between
 							// it
 							// and the moved slot is left to catch up
@@ -217,6 +233,8 @@ final class InMemoryJobControls implements JobControls {
 		Assert.isTrue(limit >= 0, "'limit' must not be negative");
 		return locked(() -> {
 			List<ManualRun> runs = new ArrayList<>(runs(jobName).values());
+			// newest first, also among requests made at the same instant
+			java.util.Collections.reverse(runs);
 			runs.sort(Comparator.comparing(ManualRun::requestedAt).reversed());
 			return List.copyOf(runs.subList(0, Math.min(limit, runs.size())));
 		});

@@ -196,9 +196,10 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 	private AcquireResult acquire(LeaseRequest request, Instant now) {
 		StoredLease lease = this.leases.get(request.jobName());
 		Instant slot = request.slot();
-		if ((slot != null || request.recovery()) && this.controls.isPausedLocked(request.jobName())) {
-			// a paused job's slots and recovery are refused, changing nothing; a claim
-			// without a slot (a direct call, a run-now request) is not
+		if (!request.overridesPause() && this.controls.isPausedLocked(request.jobName())) {
+			// every claim of a paused job is refused, changing nothing, whatever the
+			// claiming node believes; only a claim that overrides the pause (a run-now
+			// request's, a leader election's) is not
 			return AcquireResult.paused((lease != null) ? lease.lastSlot : null);
 		}
 		if (request.recovery()) {
@@ -352,6 +353,11 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 			Instant now = this.clock.instant();
 			StoredLease stored = this.leases.get(lease.jobName());
 			if (stored == null || !stored.isHeldBy(lease.leaseToken(), now)) {
+				return OptionalLong.empty();
+			}
+			if (this.controls.refusesStartLocked(lease.jobName(), slot)) {
+				// paused since the lease was claimed, or resumed without catch-up after
+				// the slot: a sequence holding the lease starts no further slot
 				return OptionalLong.empty();
 			}
 			stored.fencingToken++;

@@ -354,6 +354,202 @@ class InMemoryControlsVirtualTimeTests {
 			.isEqualTo(ManualRun.State.SUCCEEDED);
 	}
 
+	@Test
+	void slotLessTriggerOfAPausedJobIsRefusedByTheStoreWhateverTheNodesView() throws Throwable {
+		JobDefinition job = JobDefinition.of("tick", Duration.ofMinutes(1), Duration.ZERO);
+		this.node.registerJob(job, record("node-a"));
+		// this node has not read the controls since the pause: its view says running
+		this.controls.pause("tick", "alice", null);
+		assertThat(this.node.isPaused("tick")).isFalse();
+		assertThat(this.node.execute(job, null, RunTrigger.SCHEDULED, record("node-a"))).isFalse();
+		assertThat(this.node.execute(job, null, RunTrigger.DIRECT, record("node-a"))).isFalse();
+		this.engine.runDueTasks();
+		assertThat(this.seen).isEmpty();
+		assertThat(this.outcomes).containsExactly(AcquireResult.Outcome.PAUSED, AcquireResult.Outcome.PAUSED);
+		// no slot, no paused ledger record
+		assertThat(this.engine.store().runLedger().history("tick", 10)).isEmpty();
+		this.controls.resume("tick", false);
+		assertThat(this.node.execute(job, null, RunTrigger.SCHEDULED, record("node-a"))).isTrue();
+	}
+
+	@Test
+	void pauseDuringACatchUpSequenceStartsNoFurtherSlot() throws Throwable {
+		JobDefinition job = cronJob("all", policies(MisfirePolicy.RUN_ALL));
+		assertThat(this.node.execute(job, minute(116), RunTrigger.SCHEDULED, record("node-a"))).isTrue();
+		ClusterSingletonExecutor.Invocation pausing = () -> {
+			this.seen.add(Seen.of("node-a"));
+			this.controls.pause("all", "alice", null);
+			return null;
+		};
+		assertThat(this.node.execute(job, minute(120), RunTrigger.SCHEDULED, pausing)).isTrue();
+		// the first catch-up run paused the job: the sequence stops there
+		assertThat(this.seen).extracting(Seen::slot).containsExactly(minute(116), minute(117));
+		assertThat(this.seen).extracting(Seen::trigger).containsExactly(RunTrigger.SCHEDULED, RunTrigger.CATCH_UP);
+	}
+
+	@Test
+	void liveLeaseStartsNoSlotWhilePausedNorBeforeAResumeWithoutCatchUp() {
+		InMemoryLeaseBackend store = this.engine.store();
+		io.github.clustersingleton.LeaseRequest request = new io.github.clustersingleton.LeaseRequest("report",
+				"node-z", "token-z", Duration.ofHours(1), minute(110));
+		io.github.clustersingleton.HeldLease held = io.github.clustersingleton.HeldLease.of(request,
+				store.tryAcquire(request).fencingToken());
+		this.controls.pause("report", "alice", null);
+		assertThat(store.startRun(held, minute(111), 1)).isEmpty();
+		this.controls.resume("report", false);
+		// the slots before the resume are not run, also under the lease claimed before
+		assertThat(store.startRun(held, minute(112), 1)).isEmpty();
+		this.engine.advance(Duration.ofMinutes(1));
+		assertThat(store.startRun(held, minute(121), 1)).isNotEmpty();
+	}
+
+	@Test
+	void leadershipKeepsMovingWhileEveryJobIsPaused() {
+		ManualClusterSingletonEngine first = node("node-b");
+		ManualClusterSingletonEngine second = node("node-c");
+		first.executor().enableLeaderMode("leader", new io.github.clustersingleton.lease.LeaderElection.Listener() {
+		});
+		second.executor().enableLeaderMode("leader", new io.github.clustersingleton.lease.LeaderElection.Listener() {
+		});
+		first.executor().startLeaderElection();
+		this.engine.advance(TICK);
+		second.executor().startLeaderElection();
+		this.engine.advance(TICK);
+		assertThat(first.executor().leadership()).get().satisfies((leader) -> assertThat(leader.isLeader()).isTrue());
+		this.controls.pause(null, "alice", "freeze");
+		first.close();
+		this.engine.advance(TTL.plus(TICK.multipliedBy(2)));
+		assertThat(second.executor().leadership()).get().satisfies((leader) -> assertThat(leader.isLeader()).isTrue());
+	}
+
+	@Test
+	void runNowWhoseEndCouldNotBeRecordedIsRecordedOnceTheStoreIsBack() {
+		JobDefinition job = cronJob("report", JobPolicies.DEFAULT);
+		this.node.registerJob(job, () -> {
+			this.seen.add(Seen.of("node-a"));
+			this.engine.store().setReachable(false);
+			return null;
+		});
+		this.node.startBackgroundWork();
+		ManualRun request = this.controls.requestRun("report", "bob");
+		this.engine.advance(TICK);
+		assertThat(this.seen).hasSize(1);
+		this.engine.store().setReachable(true);
+		assertThat(this.controls.manualRun("report", request.id()).orElseThrow().state())
+			.isEqualTo(ManualRun.State.RUNNING);
+		this.engine.advance(TICK.multipliedBy(14));
+		ManualRun ended = this.controls.manualRun("report", request.id()).orElseThrow();
+		assertThat(ended.state()).isEqualTo(ManualRun.State.SUCCEEDED);
+		assertThat(ended.error()).isNull();
+		assertThat(this.seen).hasSize(1);
+	}
+
+	@Test
+	void runningRequestWhoseRunEndedIsFinishedAsItsLedgerRecordSays() {
+		JobDefinition job = cronJob("report", JobPolicies.DEFAULT);
+		this.node.registerJob(job, record("node-a"));
+		ManualRun request = this.controls.requestRun("report", "bob");
+		// node-z ran the request and recorded the run, but not the request's end
+		AcquireResult claimed = this.engine.store()
+			.tryAcquire(new io.github.clustersingleton.LeaseRequest("report", "node-z", "token-z", TTL, null));
+		assertThat(this.controls.startManualRun("report", request.id(), "node-z", claimed.fencingToken())).isTrue();
+		Instant now = this.clock.instant();
+		this.engine.store()
+			.runLedger()
+			.record(new RunRecord("report", null, 1, claimed.fencingToken(), "node-z", RunTrigger.MANUAL,
+					RunState.SUCCEEDED, now, now, null), 100);
+		this.node.startBackgroundWork();
+		this.engine.advance(TICK.multipliedBy(14));
+		ManualRun ended = this.controls.manualRun("report", request.id()).orElseThrow();
+		assertThat(ended.state()).isEqualTo(ManualRun.State.SUCCEEDED);
+		assertThat(this.seen).isEmpty();
+	}
+
+	@Test
+	void runNowWhoseStartAnswerWasLostRunsOnce() {
+		ManualClusterSingletonEngine lossy = node(this.engine.anotherNode("node-p")
+			.backendDecorator((real) -> withControls(real, (controls) -> (proxy, method, args) -> {
+				Object result = invoke(controls, method, args);
+				if (method.getName().equals("startManualRun")) {
+					throw new IllegalStateException("connection reset");
+				}
+				return result;
+			})));
+		JobDefinition job = cronJob("report", JobPolicies.DEFAULT);
+		lossy.executor().registerJob(job, record("node-p"));
+		lossy.executor().startBackgroundWork();
+		ManualRun request = this.controls.requestRun("report", "bob");
+		this.engine.advance(TICK.multipliedBy(14));
+		assertThat(this.seen).singleElement()
+			.satisfies((run) -> assertThat(run.trigger()).isEqualTo(RunTrigger.MANUAL));
+		assertThat(this.controls.manualRun("report", request.id()).orElseThrow().state())
+			.isEqualTo(ManualRun.State.SUCCEEDED);
+	}
+
+	@Test
+	void nodeWithAStalePendingViewDoesNotClaimTheLeaseForARequestThatAlreadyRan() {
+		JobDefinition job = cronJob("report", JobPolicies.DEFAULT);
+		this.node.registerJob(job, record("node-a"));
+		this.node.startBackgroundWork();
+		ManualRun request = this.controls.requestRun("report", "bob");
+		this.engine.advance(TICK);
+		assertThat(this.controls.manualRun("report", request.id()).orElseThrow().state())
+			.isEqualTo(ManualRun.State.SUCCEEDED);
+		long fencingToken = this.engine.store().describe("report").orElseThrow().fencingToken();
+		// node-p's reads still show the request pending
+		ManualClusterSingletonEngine stale = node(this.engine.anotherNode("node-p")
+			.backendDecorator((real) -> withControls(real, (controls) -> (proxy, method, args) -> {
+				if (method.getName().equals("read")) {
+					return java.util.Map.of("report",
+							new JobControl("report", false, null, null, null, null, List.of(request)));
+				}
+				return invoke(controls, method, args);
+			})));
+		stale.executor().registerJob(job, record("node-p"));
+		stale.executor().startBackgroundWork();
+		this.engine.advance(TICK.multipliedBy(3));
+		assertThat(this.engine.store().describe("report").orElseThrow().fencingToken()).isEqualTo(fencingToken);
+		assertThat(this.seen).hasSize(1);
+	}
+
+	@Test
+	void slotClaimedElsewhereBeforeThePauseGetsNoPausedRecord() throws Throwable {
+		JobDefinition job = cronJob("report", JobPolicies.DEFAULT);
+		assertThat(this.node.execute(job, minute(120), RunTrigger.SCHEDULED, record("node-a"))).isTrue();
+		this.controls.pause("report", "alice", null);
+		ManualClusterSingletonEngine other = node("node-b");
+		other.executor().registerJob(job, record("node-b"));
+		other.executor().pollControls();
+		assertThat(other.executor().execute(job, minute(120), RunTrigger.SCHEDULED, record("node-b"))).isFalse();
+		this.engine.runDueTasks();
+		other.runDueTasks();
+		assertThat(this.engine.store().runLedger().history("report", 10)).singleElement()
+			.satisfies((record) -> assertThat(record.state()).isEqualTo(RunState.SUCCEEDED));
+	}
+
+	private static LeaseBackend withControls(LeaseBackend real,
+			java.util.function.Function<JobControls, java.lang.reflect.InvocationHandler> handler) {
+		JobControls controls = real.controls().orElseThrow();
+		JobControls decorated = (JobControls) java.lang.reflect.Proxy.newProxyInstance(
+				JobControls.class.getClassLoader(), new Class<?>[] { JobControls.class }, handler.apply(controls));
+		return (LeaseBackend) java.lang.reflect.Proxy.newProxyInstance(LeaseBackend.class.getClassLoader(),
+				new Class<?>[] { LeaseBackend.class }, (proxy, method, args) -> {
+					if (method.getName().equals("controls")) {
+						return Optional.of(decorated);
+					}
+					return invoke(real, method, args);
+				});
+	}
+
+	private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (java.lang.reflect.InvocationTargetException ex) {
+			throw ex.getTargetException();
+		}
+	}
+
 	private ClusterSingletonExecutor.Invocation record(String node) {
 		return () -> this.seen.add(Seen.of(node));
 	}

@@ -36,6 +36,8 @@ class InMemoryLeaseBackendContractTests extends AbstractLeaseBackendContractTest
 
 	private final InMemoryLeaseBackend unreachableBackend = new InMemoryLeaseBackend();
 
+	private final InMemoryLeaseBackend isolatedBackend = new InMemoryLeaseBackend();
+
 	private long roundTripsBefore;
 
 	InMemoryLeaseBackendContractTests() {
@@ -60,6 +62,16 @@ class InMemoryLeaseBackendContractTests extends AbstractLeaseBackendContractTest
 	@Override
 	protected void resetRoundTrips() {
 		this.roundTripsBefore = this.backend.getOperationCount();
+	}
+
+	@Override
+	protected boolean supportsControls() {
+		return true;
+	}
+
+	@Override
+	protected LeaseBackend isolatedBackend() {
+		return this.isolatedBackend;
 	}
 
 	@Override
