@@ -44,10 +44,11 @@ import org.springframework.util.Assert;
  * @param recovery {@code true} for a recovery claim: no new slot ({@code slot} is
  * {@code null}), the lease is only taken over when it has expired and the row has pending
  * work under {@code policy}; the row's last slot stays
- * @param overridesPause {@code true} for a slot-less claim that a pause of the job, or of
- * every job, does not refuse (see {@link JobControls}): the claim of a run-now request,
- * which the operator asked for also while paused, or of a lease that is not a job's (a
- * leader election); otherwise it is claimed as any slot-less claim
+ * @param overridesPause {@code true} for a slot-less claim (with the job's policy, so
+ * that a run still recorded as running keeps its recovery grace) that a pause of the job,
+ * or of every job, does not refuse (see {@link JobControls}): the claim of a run-now
+ * request, which the operator asked for also while paused, or of a lease that is not a
+ * job's (a leader election); otherwise it is claimed as any slot-less claim
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
@@ -72,8 +73,8 @@ public record LeaseRequest(String jobName, String owner, String leaseToken, Dura
 		Assert.isTrue(!recovery || policy.isActive(), "A recovery claim needs a policy that recovers or catches up");
 		Assert.isTrue(previousSlot == null || (slot != null && previousSlot.isBefore(slot)),
 				"'previousSlot' must lie before 'slot'");
-		Assert.isTrue(!overridesPause || (slot == null && !recovery && !policy.isActive()),
-				"A claim that overrides a pause has no slot, no policy and is no recovery claim");
+		Assert.isTrue(!overridesPause || (slot == null && !recovery),
+				"A claim that overrides a pause has no slot and is no recovery claim");
 	}
 
 	/**

@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseRequest;
@@ -79,6 +80,14 @@ final class ManualRunner {
 		// that the store does not refuse for a pause
 		LeaseRequest leaseRequest = LeaseRequest.overridingPause(job.name(), settings.owner(),
 				EngineSupport.newLeaseToken(), settings.leaseTtl());
+		// with the job's policy, as a direct call claims: a run still recorded as running
+		// on an expired lease keeps its recovery grace, so that its late completion is
+		// not
+		// superseded by this claim and its slot run again
+		ClaimPolicy policy = LeaseClaimer.claimPolicy(job, null, RunTrigger.MANUAL);
+		if (policy.isActive()) {
+			leaseRequest = leaseRequest.withPolicy(policy, null);
+		}
 		long requested = this.engine.ticker.nanoTime();
 		LeaseClaimer.Claimed claimed = this.engine.claimer.claim(job, leaseRequest, requested, RunObserver.Run.NONE);
 		if (claimed == null) {
