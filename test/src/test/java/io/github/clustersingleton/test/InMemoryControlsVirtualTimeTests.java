@@ -24,15 +24,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonContext;
-import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
-import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.ManualRun;
 import io.github.clustersingleton.MisfirePolicy;
 import io.github.clustersingleton.RecoveryPolicy;
-import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
@@ -528,34 +525,6 @@ class InMemoryControlsVirtualTimeTests {
 		other.runDueTasks();
 		assertThat(this.engine.store().runLedger().history("report", 10)).singleElement()
 			.satisfies((record) -> assertThat(record.state()).isEqualTo(RunState.SUCCEEDED));
-	}
-
-	@Test
-	void runNowLeavesARunStillRecordedRunningOnAnExpiredLeaseItsRecoveryGrace() {
-		JobPolicies recoverLost = new JobPolicies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO, null);
-		JobDefinition job = cronJob("report", recoverLost);
-		this.node.registerJob(job, record("node-a"));
-		// node-z claims slot 120 under the job's policy, runs it, and stalls: its lease
-		// expires while the store still records the run as running
-		LeaseRequest stalled = new LeaseRequest("report", "node-z", "token-z", TTL, minute(120))
-			.withPolicy(recoverLost.claimPolicy(), null);
-		AcquireResult claimed = this.engine.store().tryAcquire(stalled);
-		assertThat(claimed.isAcquired()).isTrue();
-		ManualRun request = this.controls.requestRun("report", "bob");
-		this.node.startBackgroundWork();
-		this.engine.advance(TTL);
-		// the run-now claim carries the job's policy: it does not take the run over
-		// before
-		// a recovery claim's mark and grace, so node-z's late completion is still
-		// recorded
-		assertThat(this.seen).isEmpty();
-		assertThat(this.engine.store()
-			.completeRun(HeldLease.of(stalled, claimed.fencingToken()), Duration.ZERO, RunCompletion.succeeded()))
-			.isTrue();
-		this.engine.advance(TICK.multipliedBy(2));
-		assertThat(this.seen).extracting(Seen::trigger).containsExactly(RunTrigger.MANUAL);
-		assertThat(this.controls.manualRun("report", request.id()).orElseThrow().state())
-			.isEqualTo(ManualRun.State.SUCCEEDED);
 	}
 
 	private static LeaseBackend withControls(LeaseBackend real,
