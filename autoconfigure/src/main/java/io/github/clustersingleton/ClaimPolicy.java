@@ -53,7 +53,7 @@ import org.springframework.util.Assert;
  * @param maxAttempts how many attempts a slot gets at most, the first included
  * @param catchUp whether cron slots that no node claimed are caught up
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record ClaimPolicy(boolean recoverLost, boolean recoverFailed, int maxAttempts, boolean catchUp) {
 
@@ -106,7 +106,7 @@ public record ClaimPolicy(boolean recoverLost, boolean recoverFailed, int maxAtt
 	 * {@link LeaseBackend#completeRun}).
 	 * @param run the row's current run
 	 * @return whether the run needs the mark and the grace before a takeover
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	public boolean needsRecoveryGrace(SlotRun run) {
 		return this.recoverLost && run.state() == RunState.RUNNING && run.attempt() < this.maxAttempts;

@@ -24,7 +24,7 @@ package io.github.clustersingleton;
  * {@link LeadershipRevokedEvent} announce the changes.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public interface ClusterLeadership {
 

@@ -48,7 +48,7 @@ import org.springframework.util.Assert;
  * without a lease.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public interface ClusterSingletonTemplate {
 

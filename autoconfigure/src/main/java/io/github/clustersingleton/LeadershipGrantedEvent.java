@@ -22,7 +22,7 @@ import org.springframework.context.ApplicationEvent;
  * Published when this node becomes the leader in leader mode.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class LeadershipGrantedEvent extends ApplicationEvent {
 

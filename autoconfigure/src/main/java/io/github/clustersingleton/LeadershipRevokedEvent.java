@@ -25,7 +25,7 @@ import org.springframework.context.ApplicationEvent;
  * state as before.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class LeadershipRevokedEvent extends ApplicationEvent {
 

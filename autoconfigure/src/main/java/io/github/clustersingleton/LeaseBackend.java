@@ -182,7 +182,7 @@ public interface LeaseBackend {
 	 * later run under the same lease token having started), {@code false} when the run
 	 * was superseded: another claim has taken the job since, and the completion was not
 	 * recorded
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	default boolean completeRun(HeldLease lease, Duration lockAtLeastFor, RunCompletion completion) {
 		release(lease, lockAtLeastFor, completion);

@@ -170,7 +170,7 @@ public record LeaseRequest(String jobName, String owner, String leaseToken, Dura
 	 * {@link LeaseBackend#completeRun}). The engine looks for pending work every third of
 	 * the TTL, so the second look of any node comes after the grace.
 	 * @return the grace
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	public Duration recoveryGrace() {
 		Duration grace = this.ttl.dividedBy(4);

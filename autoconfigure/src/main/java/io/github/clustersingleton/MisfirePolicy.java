@@ -22,7 +22,7 @@ package io.github.clustersingleton;
  * one came first.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public enum MisfirePolicy {
 

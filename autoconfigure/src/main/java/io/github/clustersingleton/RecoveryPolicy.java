@@ -21,7 +21,7 @@ package io.github.clustersingleton;
  * slot and a higher fencing token, up to {@code max-attempts} attempts.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public enum RecoveryPolicy {
 

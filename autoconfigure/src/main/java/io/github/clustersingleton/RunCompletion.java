@@ -31,7 +31,7 @@ import org.springframework.util.Assert;
  * @param retryDelay for a failed run, how long after the release (store clock) another
  * attempt may be claimed
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record RunCompletion(@Nullable RunState state, Duration retryDelay) {
 

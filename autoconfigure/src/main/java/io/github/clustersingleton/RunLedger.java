@@ -27,7 +27,7 @@ import java.util.Map;
  * a ledger that cannot be written loses history, never a run.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public interface RunLedger {
 

@@ -36,7 +36,7 @@ import org.springframework.util.Assert;
  * @param finishedAt when it ended, or {@code null} while running or when it died
  * @param error a one-line summary of what a failed run threw, or {@code null}
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record RunRecord(String jobName, @Nullable Instant slot, int attempt, long fencingToken, String owner,
 		RunTrigger trigger, RunState state, Instant startedAt, @Nullable Instant finishedAt, @Nullable String error) {

@@ -23,7 +23,7 @@ import java.time.Instant;
  * and in the run ledger for every run.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public enum RunState {
 

@@ -20,7 +20,7 @@ package io.github.clustersingleton;
  * Why a guarded run started: {@link ClusterSingletonContext#trigger()}.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public enum RunTrigger {
 

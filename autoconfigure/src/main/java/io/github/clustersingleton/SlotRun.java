@@ -29,7 +29,7 @@ import org.springframework.util.Assert;
  * @param state the state of the run ({@link RunState#RUNNING}, {@link RunState#SUCCEEDED}
  * or {@link RunState#FAILED})
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record SlotRun(Instant slot, int attempt, RunState state) {
 

@@ -24,7 +24,7 @@ import java.time.Instant;
  * far this node's clock is from the store's without extra requests.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface StoreClockObserver {

@@ -41,7 +41,7 @@ import org.springframework.util.Assert;
  * {@code paused} with who paused them, when and why.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class ClusterSingletonJobsHealthIndicator extends AbstractHealthIndicator {
 

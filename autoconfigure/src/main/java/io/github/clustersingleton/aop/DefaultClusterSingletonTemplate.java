@@ -43,7 +43,7 @@ import org.springframework.util.function.SingletonSupplier;
  * store is prepared at the first call when no annotated job prepared it at startup.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class DefaultClusterSingletonTemplate implements ClusterSingletonTemplate {
 
@@ -101,7 +101,7 @@ public class DefaultClusterSingletonTemplate implements ClusterSingletonTemplate
 	 * @param job the job
 	 * @return the run, to be {@linkplain ReactiveRun#finish finished} when the work ends,
 	 * or {@code null} when this node did not get the lease
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	public @Nullable ReactiveRun startRun(Job job) {
 		Assert.notNull(job, "'job' must not be null");

@@ -46,7 +46,7 @@ import org.springframework.aop.ProxyMethodInvocation;
  * method assembles its publisher. Only loaded when Reactor is on the class path.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 final class ReactiveRuns {
 

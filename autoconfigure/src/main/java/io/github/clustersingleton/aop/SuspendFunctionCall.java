@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * scheduler's thread; the lease is taken by {@link #start()}.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public final class SuspendFunctionCall {
 

@@ -24,7 +24,7 @@ package io.github.clustersingleton.aop;
  * implemented by applications.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public interface SuspendFunctionRunner {
 

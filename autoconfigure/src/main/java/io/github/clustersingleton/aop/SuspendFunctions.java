@@ -32,7 +32,7 @@ import org.springframework.core.KotlinDetector;
  * dependency: detection and the {@link SuspendFunctionRunner} of the class path.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 final class SuspendFunctions {
 

@@ -38,7 +38,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  * post-processor creates.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class ClusterSingletonRuntimeHints implements RuntimeHintsRegistrar {
 

@@ -52,7 +52,7 @@ public @interface ConditionalOnLeaseBackend {
 	 * {@code false} for a backend that must be asked for by name, such as the in-memory
 	 * backend of the test artifact, which must not compete with a real store.
 	 * @return whether {@code auto} selects the backend
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	boolean matchIfAuto() default true;
 

@@ -38,7 +38,7 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
  * run's start time.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 final class FireTimeSchedulingConfigurer implements SchedulingConfigurer, Ordered {
 

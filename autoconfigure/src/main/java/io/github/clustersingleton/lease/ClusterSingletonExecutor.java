@@ -86,7 +86,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 * @param listener the listener to notify
 	 * @param ticker the monotonic clock of every deadline and pause
 	 * @param executors creates the engine's threads
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	public ClusterSingletonExecutor(LeaseBackend backend, Settings settings, Clock clock,
 			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors) {
@@ -104,7 +104,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 * @param ticker the monotonic clock of every deadline and pause
 	 * @param executors creates the engine's threads
 	 * @param sleeper pauses the shutdown waits
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	public ClusterSingletonExecutor(LeaseBackend backend, Settings settings, Clock clock,
 			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors, Sleeper sleeper) {

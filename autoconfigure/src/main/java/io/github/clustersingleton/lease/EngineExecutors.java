@@ -26,7 +26,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * executors it steps by hand, together with a manual {@link Ticker}.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public interface EngineExecutors {
 

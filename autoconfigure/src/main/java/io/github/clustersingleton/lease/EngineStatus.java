@@ -34,7 +34,7 @@ import io.github.clustersingleton.LeaseBackend;
  * {@link ClusterSingletonExecutor} extends it.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public abstract class EngineStatus {
 

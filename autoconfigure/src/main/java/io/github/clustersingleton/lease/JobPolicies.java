@@ -45,7 +45,7 @@ import org.springframework.util.Assert;
  * {@link RecoveryPolicy#NONE none}, and an alert-after that was set (not one derived from
  * the job's trigger) have one
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record JobPolicies(MisfirePolicy misfire, int misfireLimit, RecoveryPolicy recovery, int maxAttempts,
 		Duration retryDelay, @Nullable Duration alertAfter, Map<String, String> origins) {

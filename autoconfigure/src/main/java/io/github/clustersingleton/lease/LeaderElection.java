@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * or at shutdown, when the lease is given back so another node takes over at once.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class LeaderElection implements ClusterLeadership {
 

@@ -113,7 +113,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	 * @param listener the listener to notify
 	 * @param ticker the monotonic clock
 	 * @param executors creates the timer and the renewal thread
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	public LeaseWatchdog(LeaseBackend backend, Duration ttl, boolean interruptOnLeaseLoss,
 			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors) {

@@ -29,7 +29,7 @@ import org.springframework.util.ReflectionUtils;
  * lets that one call through to the method without asking for a lease again.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class PreparedInvocation {
 

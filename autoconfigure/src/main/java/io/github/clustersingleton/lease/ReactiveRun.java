@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * {@link ClusterSingletonExecutor#startReactive}.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public final class ReactiveRun {
 

@@ -31,7 +31,7 @@ import org.apache.commons.logging.LogFactory;
  * fails, or finds the queue full, is logged and counted, and the run goes on.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 final class RunLedgerWriter {
 

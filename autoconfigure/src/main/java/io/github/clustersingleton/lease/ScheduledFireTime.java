@@ -54,7 +54,7 @@ import org.springframework.util.Assert;
  * are queued as the trigger returns them, and each run takes the oldest.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class ScheduledFireTime implements TaskScheduler {
 

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * instead of sleeping.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface Sleeper {

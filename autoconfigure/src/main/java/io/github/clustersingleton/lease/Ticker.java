@@ -22,7 +22,7 @@ package io.github.clustersingleton.lease;
  * with a deterministic {@link EngineExecutors}.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface Ticker {

@@ -34,7 +34,7 @@ import io.github.clustersingleton.lease.ClusterSingletonListener;
  * expiry reads the same clock, such as the in-memory one.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public interface EngineTime {
 

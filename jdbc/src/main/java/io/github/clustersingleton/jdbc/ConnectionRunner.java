@@ -37,7 +37,7 @@ import org.springframework.util.Assert;
  * schema initializer and the ShedLock bridge.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public final class ConnectionRunner {
 

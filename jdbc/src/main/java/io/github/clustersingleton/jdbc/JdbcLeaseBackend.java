@@ -144,7 +144,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * @param tableName the name of the lease table, optionally schema-qualified
 	 * @param runTableName the name of the run ledger's table, optionally schema-qualified
 	 * @throws IllegalArgumentException when a table name is not an SQL identifier
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public JdbcLeaseBackend(DataSource dataSource, String tableName, String runTableName) {
 		Assert.notNull(dataSource, "'dataSource' must not be null");

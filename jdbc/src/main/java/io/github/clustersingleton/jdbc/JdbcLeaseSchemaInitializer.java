@@ -124,7 +124,7 @@ public class JdbcLeaseSchemaInitializer {
 	 * @param mode when to create the tables: {@code ALWAYS}, {@code EMBEDDED} (only on an
 	 * embedded database) or {@code NEVER}
 	 * @throws IllegalArgumentException when a table name is not an SQL identifier
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	public JdbcLeaseSchemaInitializer(DataSource dataSource, String tableName, String runTableName,
 			DatabaseInitializationMode mode) {

@@ -123,7 +123,7 @@ public enum JdbcPlatform {
 	 * product name
 	 * @return the platform
 	 * @throws SQLException when the metadata cannot be read
-	 * @since 0.3.0
+	 * @since 0.1.0
 	 */
 	public static JdbcPlatform of(Connection connection,
 			Function<@Nullable String, ? extends RuntimeException> unsupported) throws SQLException {

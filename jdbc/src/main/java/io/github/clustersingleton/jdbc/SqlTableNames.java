@@ -28,7 +28,7 @@ import org.springframework.util.StringUtils;
  * into statements as it is.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public final class SqlTableNames {
 

@@ -36,7 +36,7 @@ import kotlinx.coroutines.ThreadContextElement
  *
  * @property context the context of the run
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 class ClusterSingletonContextElement(
 	val context: ClusterSingletonContext,

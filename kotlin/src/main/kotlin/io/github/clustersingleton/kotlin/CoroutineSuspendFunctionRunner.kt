@@ -35,7 +35,7 @@ import org.reactivestreams.Publisher
  * calling the function.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 internal class CoroutineSuspendFunctionRunner : SuspendFunctionRunner {
 

@@ -162,7 +162,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 * quarter of the lease TTL and at most {@code maxWait}.
 	 * @param minReplicas the number of replicas, 0 (the default) to wait for none
 	 * @param maxWait the longest wait
-	 * @since 0.4.0
+	 * @since 0.1.0
 	 */
 	public void setMinReplicas(int minReplicas, Duration maxWait) {
 		Assert.isTrue(minReplicas >= 0, "'minReplicas' must not be negative");
@@ -173,7 +173,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 	/**
 	 * Return the number of replicas every grant waits for.
 	 * @return the number of replicas, 0 for none
-	 * @since 0.4.0
+	 * @since 0.1.0
 	 */
 	public int getMinReplicas() {
 		return this.replicaWait.minReplicas();

@@ -21,7 +21,7 @@ package io.github.clustersingleton.redis;
  * answered a call, or an acquisition or renewal took longer than the lease's validity.
  *
  * @author cluster-singleton contributors
- * @since 0.4.0
+ * @since 0.1.0
  */
 public class RedisQuorumException extends RuntimeException {
 

@@ -74,7 +74,7 @@ import org.springframework.util.Assert;
  * {@link #tryAcquire} refuses a request with an active policy.
  *
  * @author cluster-singleton contributors
- * @since 0.4.0
+ * @since 0.1.0
  */
 public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 

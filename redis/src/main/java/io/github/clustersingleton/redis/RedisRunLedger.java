@@ -43,7 +43,7 @@ import org.springframework.util.Assert;
  * is one script call, reading the JSON with Redis's {@code cjson}.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 final class RedisRunLedger implements RunLedger {
 

@@ -62,7 +62,7 @@ public interface RedisScriptExecutor {
 	 * @return the script's reply and the number of replicas that acknowledged
 	 * @throws UnsupportedOperationException when this client cannot send {@code WAIT} on
 	 * the script's connection
-	 * @since 0.4.0
+	 * @since 0.1.0
 	 */
 	default Replicated executeAndWait(RedisLeaseScript script, List<String> keys, List<String> args, int replicas,
 			Duration timeout) {
@@ -75,7 +75,7 @@ public interface RedisScriptExecutor {
 	 *
 	 * @param reply the elements of the script's reply, as {@link #execute} returns them
 	 * @param acknowledged the number of replicas that acknowledged the script's writes
-	 * @since 0.4.0
+	 * @since 0.1.0
 	 */
 	record Replicated(List<Object> reply, long acknowledged) {
 

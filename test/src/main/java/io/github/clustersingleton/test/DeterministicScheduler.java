@@ -54,7 +54,7 @@ import org.springframework.util.Assert;
  * scheduler, one clock and one store.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public final class DeterministicScheduler {
 

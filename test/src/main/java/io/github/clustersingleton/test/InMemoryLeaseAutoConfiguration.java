@@ -36,7 +36,7 @@ import org.springframework.context.annotation.Bean;
  * marked {@code @Primary}), as for the engine, else {@link Clock#systemUTC()}.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 @AutoConfiguration(before = ClusterSingletonAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "cluster-singleton.enabled", matchIfMissing = true)

@@ -61,7 +61,7 @@ import org.springframework.util.Assert;
  * unreachable}, to see what the application does when the real store goes away.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public class InMemoryLeaseBackend implements LeaseBackend {
 

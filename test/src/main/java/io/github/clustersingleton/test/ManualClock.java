@@ -36,7 +36,7 @@ import org.springframework.util.Assert;
  * {@link Clock#offset(Clock, Duration) Clock.offset(manualClock, skew)}.
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  * @see DeterministicScheduler
  * @see ManualClusterSingletonEngine
  */

@@ -47,7 +47,7 @@ import org.springframework.util.Assert;
  * </pre>
  *
  * @author cluster-singleton contributors
- * @since 0.3.0
+ * @since 0.1.0
  */
 public final class ManualClusterSingletonEngine implements AutoCloseable {
 

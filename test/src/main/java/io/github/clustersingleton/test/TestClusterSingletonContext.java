@@ -47,7 +47,7 @@ import org.springframework.util.Assert;
  * The settings are mutable and thread-safe; each setter returns this context.
  *
  * @author cluster-singleton contributors
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class TestClusterSingletonContext extends ClusterSingletonContext {
 

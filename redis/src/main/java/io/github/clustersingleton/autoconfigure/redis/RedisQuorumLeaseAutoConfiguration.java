@@ -60,7 +60,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@link RedisLeaseBackend} on the application's own Redis client.
  *
  * @author cluster-singleton contributors
- * @since 0.4.0
+ * @since 0.1.0
  */
 @AutoConfiguration(before = RedisLeaseAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "cluster-singleton.enabled", matchIfMissing = true)

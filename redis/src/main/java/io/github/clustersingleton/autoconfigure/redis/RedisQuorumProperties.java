@@ -27,7 +27,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * independent Redis servers).
  *
  * @author cluster-singleton contributors
- * @since 0.4.0
+ * @since 0.1.0
  */
 @ConfigurationProperties("cluster-singleton.redis.quorum")
 public class RedisQuorumProperties {
