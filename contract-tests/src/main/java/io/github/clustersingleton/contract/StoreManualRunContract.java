@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -348,6 +349,53 @@ abstract class StoreManualRunContract extends StoreControlsContract {
 		assertThat(history.get(2).slot()).isEqualTo(S2);
 		assertThat(ledger.history(job, 2)).extracting(RunRecord::fencingToken).containsExactly(2L, 1L);
 		assertThat(ledger.lastSuccess(List.of(job))).containsEntry(job, start.plusSeconds(121));
+	}
+
+	@Test
+	void aPauseStopsTheRunsOfTheLeaseThatHoldsTheJob() {
+		assumeTrue(supportsRecovery());
+		JobControls controls = controls();
+		String job = jobName("paused-start-run");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, CATCH_UP, null);
+		HeldLease lease = held(first, backend().tryAcquire(first));
+		controls.pause(job, "ops", null);
+		assertThat(backend().startRun(lease, S2, 1)).as("startRun of the next slot while paused").isEmpty();
+		assertThat(backend().startRun(lease, S1, 2)).as("startRun of a retry while paused").isEmpty();
+		assertThat(backend().describe(job)).get().satisfies((info) -> {
+			assertThat(info.fencingToken()).isEqualTo(lease.fencingToken());
+			assertThat(info.lastSlot()).isEqualTo(S1);
+			assertThat(info.live()).as("the lease stays held").isTrue();
+		});
+		controls.resume(job, true);
+		OptionalLong resumed = backend().startRun(lease, S2, 1);
+		assertThat(resumed).as("startRun of the next slot after a resume with catch-up").isPresent();
+		assertThat(resumed.getAsLong()).isGreaterThan(lease.fencingToken());
+	}
+
+	@Test
+	void aResumeWithoutCatchUpRefusesTheRunsOfSlotsBeforeTheResumeUnderTheLiveLease() {
+		assumeTrue(supportsRecovery());
+		JobControls controls = controls();
+		String job = jobName("resume-start-run");
+		LeaseRequest first = claim(job, "node-a", LONG_TTL, S1, CATCH_UP, null);
+		HeldLease lease = held(first, backend().tryAcquire(first));
+		controls.pause(job, "ops", null);
+		controls.resume(job, false);
+		Instant lastSlot = backend().describe(job).orElseThrow().lastSlot();
+		assertThat(backend().startRun(lease, S2, 1)).as("startRun of a slot that passed while paused").isEmpty();
+		assertThat(backend().startRun(lease, S1, 2)).as("startRun of a retry of the slot before the pause").isEmpty();
+		assertThat(backend().describe(job)).get().satisfies((info) -> {
+			assertThat(info.fencingToken()).isEqualTo(lease.fencingToken());
+			assertThat(info.lastSlot()).isEqualTo(lastSlot);
+		});
+		Instant next = lastSlot.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+		OptionalLong started = backend().startRun(lease, next, 1);
+		assertThat(started).as("startRun of a slot after the resume").isPresent();
+		assertThat(started.getAsLong()).isGreaterThan(lease.fencingToken());
+		HeldLease run = new HeldLease(job, "node-a", lease.leaseToken(), started.getAsLong(), next);
+		OptionalLong retried = backend().startRun(run, next, 2);
+		assertThat(retried).as("startRun of a retry of that slot").isPresent();
+		assertThat(retried.getAsLong()).isGreaterThan(started.getAsLong());
 	}
 
 }
