@@ -69,16 +69,16 @@ import static io.github.clustersingleton.kubernetes.OptimisticUpdate.done;
  * later write fails with {@code 409} and the claim reads again and sees the pause. A
  * pause of a job whose Lease does not exist creates it, which a racing claim's create
  * then loses. A pause of every job writes its Lease, then marks every job Lease of this
- * prefix ({@value LeaseAnnotations#ALL_PAUSED_AT}), listed twice; a claim of a job whose
- * Lease does not exist yet reads the pause-of-every-job Lease before creating it. The
- * pause of every job is therefore atomic for every job whose Lease exists. What is not
- * covered: a job's very first claim (its Lease does not exist) that reads the
- * pause-of-every-job Lease before the pause writes it and creates the job's Lease after
- * the pause's second listing is granted, and the job's Lease then carries no mark: the
- * store refuses none of that job's claims (nor its runs under a held lease) until the
- * pause of every job is sent again, while {@link #read} reports the job paused, so only
- * nodes whose view of the controls is fresh leave it alone. The same holds for the job
- * Leases a pause of every job that failed half-way did not mark yet.
+ * prefix ({@value LeaseAnnotations#ALL_PAUSED_AT}), listed twice. A job Lease is always
+ * created unheld, with {@value LeaseAnnotations#PAUSE_ALL_UNCHECKED}; a claim of a Lease
+ * that carries it reads the pause-of-every-job Lease after reading the job's, and takes
+ * the annotation away in its PUT only when no pause was there. A pause of every job
+ * written after that read lists the job's Lease, which existed before it, and marks it,
+ * so the claim's PUT conflicts or the claim was made before the mark, as for any Lease.
+ * The first claim of a job creates its Lease this way and then claims it with a PUT. The
+ * pause of every job is therefore atomic for every job, whether its Lease existed or not;
+ * the job Leases a pause of every job that failed half-way did not mark yet are marked
+ * when it is sent again.
  * <p>
  * A run under a held lease ({@link KubernetesLeaseBackend#startRun}) is refused like a
  * claim while the Lease is paused or marked, and, after a resume without catch-up, for a

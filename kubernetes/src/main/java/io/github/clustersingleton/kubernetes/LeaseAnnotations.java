@@ -109,6 +109,15 @@ final class LeaseAnnotations {
 	static final String ALL_PAUSED_AT = "cluster-singleton.io/all-paused-at";
 
 	/**
+	 * Annotation on every job Lease when it is created, until a claim that read the Lease
+	 * of the pause of every job after the creation takes it away: a claim of a Lease that
+	 * carries it reads that pause first, so that a Lease created after a pause of every
+	 * job listed the Leases to mark them is refused all the same. Its value is
+	 * {@code true}.
+	 */
+	static final String PAUSE_ALL_UNCHECKED = "cluster-singleton.io/pause-all-unchecked";
+
+	/**
 	 * Annotation holding the job's cron override, as given.
 	 */
 	static final String CRON_OVERRIDE = "cluster-singleton.io/cron-override";

@@ -33,6 +33,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.LAST_SLOT;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.PAUSE_ALL_UNCHECKED;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RECOVER_MARK;
 import static io.github.clustersingleton.kubernetes.OptimisticUpdate.done;
 import static io.github.clustersingleton.kubernetes.OptimisticUpdate.update;
@@ -82,16 +83,25 @@ final class LeaseClaims {
 	}
 
 	AcquireResult tryAcquire(LeaseRequest request) {
-		String name = this.jobLeases.leaseName(request.jobName());
 		// another write came between our read and our write: it may have been a
 		// claim (then the next read shows it held or the slot done, and ends the
 		// loop), or only a ledger entry, a renewal or a label, which leaves the slot
 		// to this claim. Tried again for a third of the TTL, so that a grant never
 		// comes near the lease's expiry
 		Retry thirdOfTtl = Retry.within(request.ttl().toNanos() / 3, this.nanoTime);
+		return claimLoop(request, thirdOfTtl, null);
+	}
+
+	/**
+	 * Run the claim's read, decide and write loop, from a Lease this claim has just
+	 * created, or from a read.
+	 */
+	private AcquireResult claimLoop(LeaseRequest request, Retry retry, @Nullable ClaimRead created) {
+		String name = this.jobLeases.leaseName(request.jobName());
 		return OptimisticUpdate
-			.<ClaimRead, AcquireResult>of(this.api, () -> readForClaim(name), thirdOfTtl, () -> lostRace(name, request))
-			.run((read, fromServer) -> claim(name, request, read));
+			.<ClaimRead, AcquireResult>of(this.api, () -> readForClaim(name), retry, () -> lostRace(name, request))
+			.startingFrom(created)
+			.run((read, fromServer) -> claim(name, request, read, retry));
 	}
 
 	/**
@@ -105,7 +115,7 @@ final class LeaseClaims {
 	/**
 	 * Decide a claim on the Lease as read.
 	 */
-	private Step<AcquireResult> claim(String name, LeaseRequest request, ClaimRead read) {
+	private Step<AcquireResult> claim(String name, LeaseRequest request, ClaimRead read, Retry retry) {
 		long sent = read.sent();
 		Lease current = read.read().lease();
 		Instant serverTime = read.read().latestServerTime();
@@ -116,9 +126,19 @@ final class LeaseClaims {
 			if (!request.overridesPause() && KubernetesJobControls.isPaused(current)) {
 				return done(AcquireResult.paused(LeaseCodec.lastSlot(current)));
 			}
+			// a Lease created after a pause of every job listed the Leases to mark them
+			// carries no mark: until a claim has read that pause after the creation,
+			// every
+			// claim reads it (after reading the Lease, so that a pause written later
+			// lists
+			// this Lease and marks it, which makes this claim's PUT conflict)
+			if (!request.overridesPause() && LeaseCodec.annotation(current, PAUSE_ALL_UNCHECKED) != null
+					&& this.pausedAll.getAsBoolean()) {
+				return done(AcquireResult.paused(LeaseCodec.lastSlot(current)));
+			}
 		}
 		else if (!request.recovery() && !request.overridesPause() && this.pausedAll.getAsBoolean()) {
-			// no Lease to carry the mark of a pause of every job: read that pause
+			// no Lease to carry the mark of a pause of every job, and none is created
 			return done(AcquireResult.paused(null));
 		}
 		if (request.recovery()) {
@@ -130,7 +150,7 @@ final class LeaseClaims {
 			return done(AcquireResult.clockSkew((current != null) ? LeaseCodec.lastSlot(current) : null));
 		}
 		if (current == null) {
-			return create(name, request, sent);
+			return create(name, request, retry);
 		}
 		Instant lastSlot = LeaseCodec.lastSlot(current);
 		Instant slot = request.slot();
@@ -227,19 +247,25 @@ final class LeaseClaims {
 		return AcquireResult.acquired(fencingToken, LeaseCodec.lastSlot(written), LeaseCodec.run(written));
 	}
 
-	private Step<AcquireResult> create(String name, LeaseRequest request, long sent) {
-		Lease lease = LeaseCodec.created(name, this.namespace, request, this.clock);
+	/**
+	 * Create the job's Lease unheld, then claim it with a PUT as any existing Lease: the
+	 * claim reads the pause of every job after the creation (the new Lease carries
+	 * {@link LeaseAnnotations#PAUSE_ALL_UNCHECKED}), so that a pause of every job either
+	 * shows in that read or, written after it, lists the new Lease and marks it.
+	 */
+	private Step<AcquireResult> create(String name, LeaseRequest request, Retry retry) {
+		long sent = this.nanoTime.getAsLong();
 		// a 409: another node created it first, and the next read shows it. No
-		// fencing-token annotation yet: this first token comes from the API server's
+		// fencing-token annotation yet: the first token comes from the API server's
 		// creation time, so that it exceeds the tokens of a deleted Lease
-		return OptimisticUpdate.create(lease, (created) -> {
-			this.held.remember(request.leaseToken(), created, sent);
-			return acquired(request, LeaseCodec.fencingToken(created), created);
-		}).ifGone((ex) -> {
-			throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
-					+ "': namespace '" + this.namespace + "' does not exist (HTTP 404); create it, or choose "
-					+ "another with cluster-singleton.kubernetes.namespace", ex);
-		});
+		return OptimisticUpdate
+			.create(this.jobLeases.newLease(request.jobName()),
+					(created) -> claimLoop(request, retry, new ClaimRead(new LeaseApi.ServerRead(created, null), sent)))
+			.ifGone((ex) -> {
+				throw new IllegalStateException("cluster-singleton could not create the Kubernetes Lease '" + name
+						+ "': namespace '" + this.namespace + "' does not exist (HTTP 404); create it, or choose "
+						+ "another with cluster-singleton.kubernetes.namespace", ex);
+			});
 	}
 
 	/**

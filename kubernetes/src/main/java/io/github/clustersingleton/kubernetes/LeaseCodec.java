@@ -43,6 +43,7 @@ import static io.github.clustersingleton.kubernetes.LeaseAnnotations.LAST_SLOT;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.LEASE_TOKEN;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.MANAGED_BY;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.MANAGED_BY_LABEL;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.PAUSE_ALL_UNCHECKED;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RECOVER_MARK;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RETRY_AT;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RUN_SLOT;
@@ -222,7 +223,8 @@ final class LeaseCodec {
 
 	/**
 	 * The Lease as a claim leaves it: this request's holder, tokens and duration; run
-	 * annotations as they were.
+	 * annotations as they were. A claim that does not override a pause has read the pause
+	 * of every job, and takes {@link LeaseAnnotations#PAUSE_ALL_UNCHECKED} away.
 	 */
 	static Lease claimed(Lease current, LeaseRequest request, long fencingToken, @Nullable String lastSlot,
 			Clock clock) {
@@ -230,7 +232,13 @@ final class LeaseCodec {
 		LeaseSpec spec = current.getSpec();
 		String holder = holder(current);
 		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
-		return new LeaseBuilder(current).editMetadata()
+		boolean neverClaimed = annotation(current, RUN_TOKEN) == null;
+		Lease checked = request.overridesPause() ? current
+				: new LeaseBuilder(current).editMetadata()
+					.removeFromAnnotations(PAUSE_ALL_UNCHECKED)
+					.endMetadata()
+					.build();
+		return new LeaseBuilder(checked).editMetadata()
 			.addToAnnotations(FENCING_TOKEN, Long.toString(fencingToken))
 			.addToAnnotations(LEASE_TOKEN, request.leaseToken())
 			.addToAnnotations(RUN_TOKEN, request.leaseToken())
@@ -243,46 +251,18 @@ final class LeaseCodec {
 			.withLeaseDurationSeconds(seconds(request.ttl()))
 			.withAcquireTime(now)
 			.withRenewTime(now)
-			.withLeaseTransitions(request.owner().equals(holder) ? transitions : transitions + 1)
+			// the first claim of a Lease (created unheld) is no transition, as when a
+			// Lease is created held
+			.withLeaseTransitions((request.owner().equals(holder) || neverClaimed) ? transitions : transitions + 1)
 			.endSpec()
 			.build();
 	}
 
 	/**
-	 * A new Lease as the first claim of a job creates it: held by the request, with the
-	 * slot's first run when it claims a slot.
-	 */
-	static Lease created(String name, String namespace, LeaseRequest request, Clock clock) {
-		ZonedDateTime now = now(clock);
-		Instant slot = request.slot();
-		Lease lease = new LeaseBuilder().withNewMetadata()
-			.withName(name)
-			.withNamespace(namespace)
-			.addToLabels(MANAGED_BY_LABEL, MANAGED_BY)
-			.addToAnnotations(JOB_NAME, request.jobName())
-			.addToAnnotations(LEASE_TOKEN, request.leaseToken())
-			.addToAnnotations(RUN_TOKEN, request.leaseToken())
-			.endMetadata()
-			.withNewSpec()
-			.withHolderIdentity(request.owner())
-			.withLeaseDurationSeconds(seconds(request.ttl()))
-			.withAcquireTime(now)
-			.withRenewTime(now)
-			.withLeaseTransitions(0)
-			.endSpec()
-			.build();
-		if (slot != null) {
-			lease.getMetadata().getAnnotations().put(LAST_SLOT, slot.toString());
-			// a new Lease has no run yet, so nothing is pending: the slot's first run
-			// starts, whatever the policy
-			startRun(lease.getMetadata().getAnnotations(), slot, 1);
-		}
-		return lease;
-	}
-
-	/**
-	 * A new Lease for a job that nobody holds, to create for its run ledger when the job
-	 * never had a lease.
+	 * A new Lease for a job that nobody holds, as every job Lease is created: by the
+	 * first claim of the job (which then claims it with a PUT), by its run ledger or by a
+	 * pause. It carries {@link LeaseAnnotations#PAUSE_ALL_UNCHECKED} until a claim has
+	 * read the pause of every job after the creation.
 	 */
 	static Lease unheld(String name, String namespace, String jobName) {
 		return new LeaseBuilder().withNewMetadata()
@@ -290,6 +270,7 @@ final class LeaseCodec {
 			.withNamespace(namespace)
 			.addToLabels(MANAGED_BY_LABEL, MANAGED_BY)
 			.addToAnnotations(JOB_NAME, jobName)
+			.addToAnnotations(PAUSE_ALL_UNCHECKED, "true")
 			.endMetadata()
 			.withNewSpec()
 			.withLeaseTransitions(0)

@@ -243,7 +243,9 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	 */
 	@Override
 	protected int expectedFirstAcquireRoundTrips() {
-		return 3;
+		// GET (404), GET of the pause of every job, POST of the unheld Lease, GET of the
+		// pause again, PUT of the claim
+		return 5;
 	}
 
 	/**
@@ -273,13 +275,16 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(2);
 		assertThat(lease.getSpec().getAcquireTime()).isNotNull();
 		assertThat(lease.getSpec().getRenewTime()).isEqualTo(lease.getSpec().getAcquireTime());
-		// the first token comes from the API server's creation time, so that a Lease
-		// deleted and created again still hands out higher tokens
+		// the tokens start from the API server's creation time, so that a Lease deleted
+		// and created again still hands out higher tokens; the first claim PUTs the Lease
+		// it created unheld, which is the first token
 		assertThat(held.fencingToken())
 			.isEqualTo(Instant.parse(lease.getMetadata().getCreationTimestamp()).getEpochSecond()
-					* LeaseCodec.FENCING_TOKENS_PER_SECOND);
+					* LeaseCodec.FENCING_TOKENS_PER_SECOND + 1);
+		assertThat(lease.getSpec().getLeaseTransitions()).isZero();
 		assertThat(lease.getMetadata().getAnnotations())
-			.doesNotContainKey(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION)
+			.containsEntry(KubernetesLeaseBackend.FENCING_TOKEN_ANNOTATION, Long.toString(held.fencingToken()))
+			.doesNotContainKey("cluster-singleton.io/pause-all-unchecked")
 			.containsEntry(KubernetesLeaseBackend.LAST_SLOT_ANNOTATION, slot.toString())
 			.containsEntry(KubernetesLeaseBackend.LEASE_TOKEN_ANNOTATION, request.leaseToken())
 			.containsEntry(KubernetesLeaseBackend.JOB_NAME_ANNOTATION, job);
@@ -721,7 +726,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		LeaseRequest first = request(job, "node-a", LONG_TTL, s1).withPolicy(RECOVER_FAILED, null);
 		resetRoundTrips();
 		AcquireResult result = this.backend.tryAcquire(first);
-		assertThat(roundTrips()).as("GET, GET of the pause of every job, and POST").isEqualTo(3);
+		assertThat(roundTrips()).as("GET, GET of the pause of every job, POST, GET of the pause, PUT").isEqualTo(5);
 		assertThat(result.run()).isEqualTo(new SlotRun(s1, 1, RunState.RUNNING));
 		assertThat(lease(job).getMetadata().getAnnotations())
 			.containsEntry(KubernetesLeaseBackend.RUN_SLOT_ANNOTATION, s1.toString())
@@ -876,7 +881,12 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 			AcquireResult result = node.tryAcquire(request);
 			assertThat(onClockRead.get()).as("the ledger was written in between").isNull();
 			assertThat(result.isAcquired()).isTrue();
-			assertThat(roundTrips()).as("GET, PUT (409), the ledger's GET and PUT, GET, PUT").isEqualTo(6);
+			// the Lease the ledger created is read with the pause of every job until a
+			// claim
+			// takes it
+			assertThat(roundTrips())
+				.as("GET, GET of the pause, PUT (409), the ledger's GET and PUT, GET, GET of the pause, PUT")
+				.isEqualTo(8);
 			assertThat(node.runLedger().history(job, 10)).singleElement()
 				.extracting(RunRecord::finishedAt)
 				.isEqualTo(s1.plusSeconds(2));
