@@ -75,10 +75,13 @@ import static io.github.clustersingleton.kubernetes.OptimisticUpdate.done;
  * the annotation away in its PUT only when no pause was there. A pause of every job
  * written after that read lists the job's Lease, which existed before it, and marks it,
  * so the claim's PUT conflicts or the claim was made before the mark, as for any Lease.
- * The first claim of a job creates its Lease this way and then claims it with a PUT. The
- * pause of every job is therefore atomic for every job, whether its Lease existed or not;
- * the job Leases a pause of every job that failed half-way did not mark yet are marked
- * when it is sent again.
+ * The first claim of a job creates its Lease this way and then claims it with a PUT. A
+ * pause of every job that completed is therefore atomic for every job, whether its Lease
+ * existed or not. One that failed half-way (after writing its Lease, before marking every
+ * job Lease) refuses the claims of the Leases it marked and of those still carrying
+ * {@value LeaseAnnotations#PAUSE_ALL_UNCHECKED}, not of the others, until it is sent
+ * again. A run under a held lease reads the pause of every job too when its Lease still
+ * carries that annotation (the lease of a run-now claim, which overrides the pause).
  * <p>
  * A run under a held lease ({@link KubernetesLeaseBackend#startRun}) is refused like a
  * claim while the Lease is paused or marked, and, after a resume without catch-up, for a

@@ -254,7 +254,8 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.controls = new KubernetesJobControls(this.api, this.jobLeases, this.expiry, clock, leasePrefix, namespace);
 		this.claims = new LeaseClaims(this.api, this.jobLeases, namespace, this.expiry, held, clock, nanoTime,
 				this.controls::pausedAll);
-		this.updates = new LeaseUpdates(this.api, this.jobLeases, this.expiry, held, clock, nanoTime);
+		this.updates = new LeaseUpdates(this.api, this.jobLeases, this.expiry, held, clock, nanoTime,
+				this.controls::pausedAll);
 		this.renewal = new ParallelRenewal(renewalConcurrency);
 		this.runLedger = new KubernetesRunLedger(this.jobLeases, this.api);
 	}
@@ -267,9 +268,11 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	/**
 	 * Return the timeout of each request for a lease TTL: a sixth of it, between
 	 * {@value #MIN_REQUEST_TIMEOUT_MILLIS} ms and {@value #MAX_REQUEST_TIMEOUT_MILLIS}
-	 * ms. An acquisition is a read and a write, and the client may add up to the timeout
-	 * again for the response, so even a slow acquisition ends well inside one TTL and a
-	 * renewal inside one watchdog tick (a third of the TTL).
+	 * ms. An acquisition is a read and a write (five requests, once per job, for its
+	 * first), and the client may add up to the timeout again for the response, so even a
+	 * slow acquisition of a Lease that exists ends well inside one TTL, and a renewal
+	 * inside one watchdog tick (a third of the TTL). A grant that took too long is
+	 * renewed or given back before the run starts, by the engine.
 	 * @param leaseTtl the lease TTL
 	 * @return the request timeout
 	 */

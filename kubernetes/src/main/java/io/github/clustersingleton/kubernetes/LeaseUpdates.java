@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -38,6 +39,7 @@ import org.jspecify.annotations.Nullable;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.FENCING_TOKEN;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.LAST_SLOT;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.LEASE_TOKEN;
+import static io.github.clustersingleton.kubernetes.LeaseAnnotations.PAUSE_ALL_UNCHECKED;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RECOVER_MARK;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RETRY_AT;
 import static io.github.clustersingleton.kubernetes.LeaseAnnotations.RUN_STATE;
@@ -71,8 +73,11 @@ final class LeaseUpdates {
 
 	private final LongSupplier nanoTime;
 
+	private final BooleanSupplier pausedAll;
+
 	LeaseUpdates(LeaseApi api, JobLeases jobLeases, LeaseExpiryObserver expiry, HeldLeases held, Clock clock,
-			LongSupplier nanoTime) {
+			LongSupplier nanoTime, BooleanSupplier pausedAll) {
+		this.pausedAll = pausedAll;
 		this.api = api;
 		this.jobLeases = jobLeases;
 		this.expiry = expiry;
@@ -239,6 +244,12 @@ final class LeaseUpdates {
 					return done(OptionalLong.empty());
 				}
 				if (KubernetesJobControls.isPaused(base)) {
+					return done(OptionalLong.empty());
+				}
+				// a Lease created after a pause of every job marked the Leases, and held
+				// by
+				// a claim that overrode the pause: as a claim does, read that pause
+				if (LeaseCodec.annotation(base, PAUSE_ALL_UNCHECKED) != null && this.pausedAll.getAsBoolean()) {
 					return done(OptionalLong.empty());
 				}
 				SlotRun current = LeaseCodec.run(base);

@@ -33,6 +33,8 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -179,6 +181,103 @@ class PauseAllNewLeaseTests {
 		assertThat(result.outcome()).isEqualTo(Outcome.ACQUIRED);
 		Lease lease = this.api.get(this.jobLeases.leaseName("manual"));
 		assertThat(LeaseCodec.annotation(lease, LeaseAnnotations.PAUSE_ALL_UNCHECKED)).isNotNull();
+	}
+
+	/**
+	 * A run under a held lease is refused while every job is paused, also under the lease
+	 * of a run-now claim (which overrides the pause) of a job whose Lease was created
+	 * after the pause marked the Leases; as it is on a Lease that existed before the
+	 * pause.
+	 */
+	@Test
+	void startRunUnderARunNowLeaseOfAJobCreatedAfterThePauseOfEveryJobIsRefused() {
+		KubernetesLeaseBackend node = new KubernetesLeaseBackend(this.client, NAMESPACE, PREFIX, TTL, Clock.systemUTC(),
+				1, System::nanoTime);
+		try {
+			JobControls controls = node.controls().orElseThrow();
+			Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+			// control: a job whose Lease exists before the pause is marked, and refused
+			node.tryAcquire(LeaseRequest.overridingPause("early", "node-a", UUID.randomUUID().toString(), TTL));
+			controls.pause(null, "ops", null);
+			LeaseRequest earlyRunNow = LeaseRequest.overridingPause("early", "node-b", UUID.randomUUID().toString(),
+					TTL);
+			forceReleaseAndClaim(node, earlyRunNow);
+			LeaseRequest lateRunNow = LeaseRequest.overridingPause("late", "node-a", UUID.randomUUID().toString(), TTL);
+			AcquireResult late = node.tryAcquire(lateRunNow);
+			assertThat(late.outcome()).isEqualTo(Outcome.ACQUIRED);
+			assertThat(controls.read(java.util.List.of("late")).get("late").paused()).as("read() says paused").isTrue();
+			assertThat(node.startRun(HeldLease.of(lateRunNow, late.fencingToken()), slot, 1))
+				.as("startRun while every job is paused, on a Lease created after the pause")
+				.isEmpty();
+		}
+		finally {
+			node.close();
+		}
+	}
+
+	private static void forceReleaseAndClaim(KubernetesLeaseBackend node, LeaseRequest runNow) {
+		node.forceRelease(runNow.jobName());
+		AcquireResult result = node.tryAcquire(runNow);
+		assertThat(result.outcome()).isEqualTo(Outcome.ACQUIRED);
+		assertThat(node.startRun(HeldLease.of(runNow, result.fencingToken()), Instant.now(), 1))
+			.as("control: startRun on a marked Lease")
+			.isEmpty();
+	}
+
+	/**
+	 * A Lease created unheld by the run ledger (not by a claim), and a pause of every job
+	 * that comes in right after the claim's read of the pause: the mark makes the claim's
+	 * PUT conflict, the next read sees the mark.
+	 */
+	@Test
+	void ledgerCreatedLeaseWithPauseRightAfterTheClaimsReadOfThePauseIsRefused() {
+		this.api.create(this.jobLeases.newLease("ledger"));
+		AtomicInteger reads = new AtomicInteger();
+		BooleanSupplier pauseBehind = () -> {
+			boolean paused = this.controls.pausedAll();
+			if (reads.getAndIncrement() == 0) {
+				this.controls.pause(null, "ops", null);
+			}
+			return paused;
+		};
+		assertThat(claims(pauseBehind).tryAcquire(request("ledger")).outcome()).isEqualTo(Outcome.PAUSED);
+		Lease lease = this.api.get(this.jobLeases.leaseName("ledger"));
+		assertThat(LeaseCodec.holder(lease)).isNull();
+	}
+
+	/**
+	 * ABA: the claim reads the unchecked Lease, then a whole pause, mark and resume go by
+	 * before its read of the pause: the PUT conflicts on the resourceVersion, and the
+	 * claim, decided again after the resume, is granted.
+	 */
+	@Test
+	void pauseAndResumeBetweenTheClaimsTwoReads() {
+		this.api.create(this.jobLeases.newLease("aba"));
+		AtomicInteger reads = new AtomicInteger();
+		BooleanSupplier pauseAndResume = () -> {
+			if (reads.getAndIncrement() == 0) {
+				this.controls.pause(null, "ops", null);
+				// with catch-up: without it the resume moves the last slot past this slot
+				this.controls.resume(null, true);
+			}
+			return this.controls.pausedAll();
+		};
+		AcquireResult result = claims(pauseAndResume).tryAcquire(request("aba"));
+		assertThat(result.outcome()).isEqualTo(Outcome.ACQUIRED);
+		assertThat(reads.get()).isEqualTo(2);
+	}
+
+	/**
+	 * A Lease deleted by an operator and created again by the next claim: tokens go up.
+	 */
+	@Test
+	void fencingTokensGoUpAcrossADeletedLease() throws InterruptedException {
+		LeaseClaims claims = claims(this.controls::pausedAll);
+		long first = claims.tryAcquire(request("deleted")).fencingToken();
+		this.client.leases().inNamespace(NAMESPACE).withName(this.jobLeases.leaseName("deleted")).delete();
+		Thread.sleep(1100);
+		long second = claims.tryAcquire(request("deleted")).fencingToken();
+		assertThat(second).isGreaterThan(first);
 	}
 
 	private LeaseClaims claims(BooleanSupplier pausedAll) {
