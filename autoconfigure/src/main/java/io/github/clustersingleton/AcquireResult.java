@@ -126,6 +126,17 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 	}
 
 	/**
+	 * Return a result for a trigger skipped locally because another node is the job's
+	 * preferred node (see {@link NodePresence}); this node looks again, a short delay
+	 * later, whether that node claimed the slot.
+	 * @return the result
+	 * @since 0.1.0
+	 */
+	public static AcquireResult notPreferred() {
+		return new AcquireResult(Outcome.NOT_PREFERRED, 0, null, null);
+	}
+
+	/**
 	 * Classify a failed acquisition: {@link #slotDone} when the request's slot is at or
 	 * before the stored one, otherwise {@link #held}.
 	 * @param request the failed request
@@ -200,6 +211,14 @@ public record AcquireResult(Outcome outcome, long fencingToken, @Nullable String
 		 * locally, without asking the store.
 		 */
 		NOT_LEADER("not-leader"),
+
+		/**
+		 * Preferred-node routing is on and another node is the job's preferred node: the
+		 * trigger was skipped locally, without asking the store, and the slot is claimed
+		 * here a short delay later only if that node did not claim it (see
+		 * {@link NodePresence}).
+		 */
+		NOT_PREFERRED("not-preferred"),
 
 		/**
 		 * The job, or every job, is paused cluster-wide (see {@link JobControls}): the

@@ -241,6 +241,17 @@ public interface LeaseBackend {
 	}
 
 	/**
+	 * Return what this store offers for preferred-node routing (the live nodes, and which
+	 * jobs were claimed for a slot), when it supports it. Without it every node claims
+	 * every job at its fire time.
+	 * @return the presence support, or empty when the store does not offer it
+	 * @since 0.1.0
+	 */
+	default Optional<NodePresence> presence() {
+		return Optional.empty();
+	}
+
+	/**
 	 * Describe the stored state of a job's lease.
 	 * @param jobName the job name
 	 * @return the lease's state, or empty when the store has never seen the job

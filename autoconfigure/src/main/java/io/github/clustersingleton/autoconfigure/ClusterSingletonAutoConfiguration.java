@@ -162,6 +162,9 @@ public final class ClusterSingletonAutoConfiguration {
 		if (properties.getLeader().isEnabled()) {
 			executor.enableLeaderMode(properties.getLeader().getLeaseName(), new LeadershipEvents(eventPublisher));
 		}
+		else if (properties.getPreferredNode().isEnabled()) {
+			executor.enablePreferredNodes(properties.getPreferredNode().getSweepDelay());
+		}
 		return executor;
 	}
 
@@ -218,6 +221,13 @@ public final class ClusterSingletonAutoConfiguration {
 		if (properties.getLeader().isEnabled() && !StringUtils.hasText(properties.getLeader().getLeaseName())) {
 			throw new ClusterSingletonConfigurationException(
 					"Invalid cluster-singleton.leader.lease-name: it must not be empty in leader mode");
+		}
+		Duration sweepDelay = properties.getPreferredNode().getSweepDelay();
+		if (sweepDelay == null || sweepDelay.isNegative() || sweepDelay.isZero()
+				|| sweepDelay.compareTo(properties.getLeaseTtl().dividedBy(3)) > 0) {
+			throw new ClusterSingletonConfigurationException("Invalid cluster-singleton.preferred-node.sweep-delay ("
+					+ sweepDelay + "): it must be positive and at most a third of cluster-singleton.lease-ttl ("
+					+ properties.getLeaseTtl() + ")");
 		}
 		atLeastOne("cluster-singleton.default-misfire-limit", properties.getDefaultMisfireLimit());
 		atLeastOne("cluster-singleton.default-max-attempts", properties.getDefaultMaxAttempts());

@@ -132,6 +132,8 @@ public class ClusterSingletonProperties {
 
 	private final Leader leader = new Leader();
 
+	private final PreferredNode preferredNode = new PreferredNode();
+
 	private final Shedlock shedlock = new Shedlock();
 
 	public MisfirePolicy getDefaultMisfire() {
@@ -264,6 +266,51 @@ public class ClusterSingletonProperties {
 
 	public Shedlock getShedlock() {
 		return this.shedlock;
+	}
+
+	public PreferredNode getPreferredNode() {
+		return this.preferredNode;
+	}
+
+	/**
+	 * Preferred-node routing of cron triggers, on stores that keep presence entries
+	 * (JDBC, Redis without quorum, in-memory).
+	 */
+	public static class PreferredNode {
+
+		/**
+		 * Whether each job's cron slot is claimed at its fire time by one live node, its
+		 * preferred node (the jobs are spread evenly over the live nodes), while the
+		 * other nodes skip the trigger without asking the store (outcome 'not-preferred')
+		 * and claim the slot after the sweep delay only if that node did not. Off, every
+		 * node asks the store for every job at every fire time. Ignored in leader mode.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * How long after a fire time the other nodes look, in one read of the store,
+		 * whether the preferred node claimed the slot, and claim it if not: the most a
+		 * slot waits when its preferred node is gone or late. At most a third of the
+		 * lease TTL.
+		 */
+		private Duration sweepDelay = Duration.ofMillis(250);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getSweepDelay() {
+			return this.sweepDelay;
+		}
+
+		public void setSweepDelay(Duration sweepDelay) {
+			this.sweepDelay = sweepDelay;
+		}
+
 	}
 
 	/**

@@ -268,7 +268,26 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 			slot = (fireTime != null) ? fireTime
 					: schedule.slotFor(this.engine.clock.instant(), this.engine.settings.slotTolerance());
 		}
+		if (scheduled && slot != null && this.engine.leftToPreferredNode(job, slot)) {
+			return false;
+		}
 		return execute(job, slot, scheduled ? RunTrigger.SCHEDULED : RunTrigger.DIRECT, invocation);
+	}
+
+	/**
+	 * Turn preferred-node routing on: each job's cron slot is claimed at its fire time by
+	 * one live node, picked alike on every node; the others claim it {@code sweepDelay}
+	 * later only if that node did not. Needs a store that keeps presence entries
+	 * ({@link LeaseBackend#presence()}); call before {@link #startBackgroundWork()}.
+	 * @param sweepDelay how long after a fire time the other nodes look whether the slot
+	 * was claimed
+	 * @return whether routing is on (the store supports it)
+	 */
+	public synchronized boolean enablePreferredNodes(Duration sweepDelay) {
+		Assert.isTrue(sweepDelay != null && !sweepDelay.isNegative() && !sweepDelay.isZero(),
+				"'sweepDelay' must be positive");
+		Assert.state(this.engine.preferredNodes == null, "Preferred-node routing is already on");
+		return this.engine.enablePreferredNodes(sweepDelay);
 	}
 
 	/**

@@ -19,6 +19,8 @@ package io.github.clustersingleton.lease;
 import java.time.Clock;
 
 import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.NodePresence;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The wiring of the engine: every collaborator of a {@link ClusterSingletonExecutor},
@@ -63,6 +65,9 @@ final class EngineComponents {
 
 	final JobControlMonitor controls;
 
+	/** Preferred-node routing, when on. */
+	volatile @Nullable PreferredNodes preferredNodes;
+
 	EngineComponents(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, Clock clock,
 			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors, Sleeper sleeper,
 			PendingWorkMonitor.Runs runs) {
@@ -96,6 +101,38 @@ final class EngineComponents {
 	 * Turn leader mode on ({@link ClusterSingletonExecutor#enableLeaderMode}): the node
 	 * that becomes the leader does the catch-up of missed slots.
 	 */
+	/**
+	 * Turn preferred-node routing on, when the store offers presence entries.
+	 * @param sweepDelay how long after a fire time the other nodes look whether the
+	 * preferred node claimed the slot
+	 * @return whether routing is on
+	 */
+	boolean enablePreferredNodes(java.time.Duration sweepDelay) {
+		NodePresence presence = this.backend.presence().orElse(null);
+		if (presence == null) {
+			return false;
+		}
+		PreferredNodes preferredNodes = new PreferredNodes(presence, this.settings.owner(), this.settings.leaseTtl(),
+				sweepDelay, this.clock, this.monitor);
+		this.preferredNodes = preferredNodes;
+		this.monitor.setPreferredNodes(preferredNodes);
+		return true;
+	}
+
+	/**
+	 * Whether preferred-node routing leaves this cron trigger to another node (and puts
+	 * the job on the slot's sweep here).
+	 */
+	boolean leftToPreferredNode(JobDefinition job, java.time.Instant slot) {
+		PreferredNodes preferredNodes = this.preferredNodes;
+		if (preferredNodes == null || this.state.leader() != null || !job.enabled() || this.state.isClosing()
+				|| !preferredNodes.skips(job, slot)) {
+			return false;
+		}
+		this.claimer.notPreferred(job, slot);
+		return true;
+	}
+
 	LeaderElection enableLeaderMode(String leaseName, LeaderElection.Listener listener) {
 		LeaderElection.Listener catchingUp = new LeaderElection.Listener() {
 

@@ -45,6 +45,11 @@ final class EngineShutdown {
 		EngineState state = engine.state;
 		Ticker ticker = engine.ticker;
 		state.beginShutdown();
+		PreferredNodes preferredNodes = engine.preferredNodes;
+		if (preferredNodes != null) {
+			// the other nodes stop leaving jobs to this one at their next heartbeat
+			preferredNodes.leave();
+		}
 		long deadline = ticker.nanoTime() + ActiveRun.saturatedNanos(gracePeriod);
 		while (!state.running().isEmpty() && deadline - ticker.nanoTime() > 0) {
 			try {

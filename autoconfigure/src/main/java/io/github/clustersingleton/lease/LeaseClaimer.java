@@ -139,6 +139,16 @@ final class LeaseClaimer {
 		return false;
 	}
 
+	/**
+	 * Record a trigger left to the job's preferred node.
+	 */
+	void notPreferred(JobDefinition job, Instant slot) {
+		logger.debug(LogMessage.of(() -> "cluster-singleton left job '" + job.name() + "'" + describeSlot(slot)
+				+ " to its preferred node"));
+		EngineSupport
+			.notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notPreferred(), Duration.ZERO));
+	}
+
 	static ClaimPolicy claimPolicy(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
 		if (job.schedule() == null) {
 			return ClaimPolicy.NONE;
@@ -319,6 +329,7 @@ final class LeaseClaimer {
 			case SLOT_DONE -> "slot already run (last slot " + result.lastSlot() + ")";
 			case CLOCK_SKEW -> "slot ahead of the store's clock";
 			case NOT_LEADER -> "this node is not the leader";
+			case NOT_PREFERRED -> "another node is the job's preferred node";
 			case PAUSED -> "job paused cluster-wide";
 			case ACQUIRED -> "acquired";
 		};

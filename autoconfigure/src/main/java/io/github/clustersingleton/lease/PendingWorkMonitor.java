@@ -87,6 +87,8 @@ final class PendingWorkMonitor {
 
 	private volatile @Nullable JobControlMonitor controlMonitor;
 
+	private volatile @Nullable PreferredNodes preferredNodes;
+
 	PendingWorkMonitor(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, Clock clock,
 			LeaseWatchdog watchdog, RunLedgerWriter ledger, EngineState state, CompletionDelivery delivery,
 			OverdueTracker overdue, EngineExecutors executors, Runs runs) {
@@ -122,6 +124,10 @@ final class PendingWorkMonitor {
 	 */
 	void setControlMonitor(JobControlMonitor controlMonitor) {
 		this.controlMonitor = controlMonitor;
+	}
+
+	void setPreferredNodes(PreferredNodes preferredNodes) {
+		this.preferredNodes = preferredNodes;
 	}
 
 	/**
@@ -163,6 +169,10 @@ final class PendingWorkMonitor {
 		this.workers = this.executors.recoveryWorkers();
 		this.background = background;
 		this.overdue.startWatching();
+		PreferredNodes preferredNodes = this.preferredNodes;
+		if (preferredNodes != null) {
+			preferredNodes.start(background);
+		}
 		long tick = Math.max(1, this.settings.leaseTtl().toMillis() / 3);
 		boolean anyPolicy = this.registered.values().stream().anyMatch(RegisteredJob::hasPolicy);
 		if (anyPolicy) {
@@ -308,6 +318,35 @@ final class PendingWorkMonitor {
 		});
 	}
 
+	/**
+	 * Claim {@code slot} of a job whose trigger this node left to the job's preferred
+	 * node, which did not claim it, and run it, on the workers, as the trigger would
+	 * have.
+	 * @param jobName the job
+	 * @param slot the slot
+	 */
+	void claimSkippedSlot(String jobName, Instant slot) {
+		RegisteredJob registered = this.registered.get(jobName);
+		if (registered == null) {
+			return;
+		}
+		JobDefinition job = registered.job();
+		submit(registered, () -> {
+			if (this.state.isClosing() || !job.enabled()) {
+				return;
+			}
+			try {
+				this.runs.execute(job, slot, RunTrigger.SCHEDULED, registered.invocation());
+			}
+			catch (Throwable ex) {
+				rethrowIfFatal(ex);
+				// the scheduler's error handler would have logged it
+				logger.error("cluster-singleton job '" + job.name() + "' failed in its run of slot " + slot
+						+ ", claimed after its preferred node did not", ex);
+			}
+		});
+	}
+
 	private void runInBackground(JobDefinition job, BackgroundWork work) {
 		try {
 			work.run();
@@ -338,6 +377,14 @@ final class PendingWorkMonitor {
 		if (workers != null) {
 			workers.shutdown();
 		}
+	}
+
+	/**
+	 * Return how many jobs are registered for background work.
+	 * @return the count
+	 */
+	int registeredCount() {
+		return this.registered.size();
 	}
 
 	/**

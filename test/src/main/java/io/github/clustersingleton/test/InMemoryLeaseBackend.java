@@ -36,6 +36,7 @@ import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.NodePresence;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunState;
@@ -92,6 +93,8 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 
 	private final InMemoryJobControls controls;
 
+	private final InMemoryNodePresence presence;
+
 	private volatile boolean reachable = true;
 
 	private volatile StoreClockObserver storeClockObserver = StoreClockObserver.NONE;
@@ -111,6 +114,7 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		Assert.notNull(clock, "'clock' must not be null");
 		this.clock = clock;
 		this.controls = new InMemoryJobControls(this.lock, this::enter, clock, this.leases);
+		this.presence = new InMemoryNodePresence(this.lock, this::enter, clock, this.leases);
 	}
 
 	@Override
@@ -405,11 +409,16 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 
 	/**
 	 * Return the run ledger, kept in this JVM next to the leases: every operation on it
-	 * counts as one operation of the store.
+	 * counts as one operation of the store; so does every one on the presence entries.
 	 */
 	@Override
 	public RunLedger runLedger() {
 		return this.runLedger;
+	}
+
+	@Override
+	public Optional<NodePresence> presence() {
+		return Optional.of(this.presence);
 	}
 
 	@Override
@@ -438,13 +447,7 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		this.lock.lock();
 		try {
 			StoredLease lease = this.leases.get(jobName);
-			Instant now = this.clock.instant();
-			if (lease == null || !lease.isLive(now)) {
-				return false;
-			}
-			lease.expiresAt = now;
-			lease.leaseToken = null;
-			return true;
+			return lease != null && lease.forceRelease(this.clock.instant());
 		}
 		finally {
 			this.lock.unlock();
@@ -479,10 +482,7 @@ public class InMemoryLeaseBackend implements LeaseBackend {
 		try {
 			StoredLease lease = this.leases.get(jobName);
 			if (lease != null) {
-				lease.acquiredAt = lease.acquiredAt.minus(duration);
-				lease.expiresAt = lease.expiresAt.minus(duration);
-				lease.recoverAt = (lease.recoverAt != null) ? lease.recoverAt.minus(duration) : null;
-				lease.retryAt = (lease.retryAt != null) ? lease.retryAt.minus(duration) : null;
+				lease.backdate(duration);
 			}
 		}
 		finally {

@@ -155,4 +155,28 @@ final class StoredLease {
 		}
 	}
 
+	/**
+	 * Free a live lease, keeping its fencing token and last slot.
+	 * @return whether it was live
+	 */
+	boolean forceRelease(Instant now) {
+		if (!isLive(now)) {
+			return false;
+		}
+		this.expiresAt = now;
+		this.leaseToken = null;
+		return true;
+	}
+
+	/**
+	 * Move the stored times back by {@code duration} (acquisition, expiry, recovery mark,
+	 * retry time).
+	 */
+	void backdate(Duration duration) {
+		this.acquiredAt = this.acquiredAt.minus(duration);
+		this.expiresAt = this.expiresAt.minus(duration);
+		this.recoverAt = (this.recoverAt != null) ? this.recoverAt.minus(duration) : null;
+		this.retryAt = (this.retryAt != null) ? this.retryAt.minus(duration) : null;
+	}
+
 }

@@ -1,0 +1,275 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.github.clustersingleton.lease;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.github.clustersingleton.NodePresence;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.log.LogMessage;
+
+/**
+ * Preferred-node routing of cron triggers: for each job, one live node (its preferred
+ * node) claims the job's slot at the fire time; every other node skips the trigger
+ * without a round trip and, {@link #sweepDelay} after the fire time, asks the store in
+ * one read ({@link NodePresence#claimedSince}) which of the jobs it skipped for that slot
+ * were claimed, and claims the others as it would have at the fire time. The claim
+ * decides who runs the slot, as without routing; routing only decides who asks first.
+ * <p>
+ * The live nodes come from the store's presence entries, renewed every third of the lease
+ * TTL ({@link #heartbeat}). The jobs with a cron schedule that this node runs are ordered
+ * by a hash of their names, and the {@code i}-th one goes to the {@code i}-th live node
+ * (in the order of their owner ids), round robin: nodes with the same jobs share them
+ * evenly. Until the first heartbeat answered, or when this node sees no other live node,
+ * it claims every job itself, as without routing.
+ *
+ * @author cluster-singleton contributors
+ */
+final class PreferredNodes {
+
+	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
+
+	private final NodePresence presence;
+
+	private final String owner;
+
+	private final Duration leaseTtl;
+
+	private final Duration sweepDelay;
+
+	private final Clock clock;
+
+	private final PendingWorkMonitor monitor;
+
+	/** The live owners, sorted; empty until the first heartbeat answered. */
+	private volatile List<String> live = List.of();
+
+	/** Each job's place in the order of the jobs, by the hash of their names. */
+	private volatile Map<String, Integer> ranks = Map.of();
+
+	private volatile int rankedJobs = -1;
+
+	/** Per slot, the jobs skipped here for it, until its sweep takes them. */
+	private final Map<Instant, Set<String>> skipped = new ConcurrentHashMap<>();
+
+	private volatile @Nullable ScheduledExecutorService background;
+
+	PreferredNodes(NodePresence presence, String owner, Duration leaseTtl, Duration sweepDelay, Clock clock,
+			PendingWorkMonitor monitor) {
+		this.presence = presence;
+		this.owner = owner;
+		this.leaseTtl = leaseTtl;
+		this.sweepDelay = sweepDelay;
+		this.clock = clock;
+		this.monitor = monitor;
+	}
+
+	/**
+	 * Start the heartbeats, the first at once.
+	 * @param background the executor of the heartbeats and sweeps
+	 */
+	void start(ScheduledExecutorService background) {
+		this.background = background;
+		long tick = Math.max(1, this.leaseTtl.toMillis() / 3);
+		background.scheduleWithFixedDelay(this::heartbeat, 0, tick, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Whether this node leaves the trigger of {@code job} for {@code slot} to the job's
+	 * preferred node: when it does, the job is put on the slot's sweep, and the caller
+	 * skips the trigger.
+	 * @param job the job
+	 * @param slot the slot
+	 * @return whether to skip the trigger here
+	 */
+	boolean skips(JobDefinition job, Instant slot) {
+		ScheduledExecutorService background = this.background;
+		if (background == null || job.schedule() == null) {
+			return false;
+		}
+		RegisteredJob registered = this.monitor.registered(job.name());
+		if (registered == null || !registered.runsNow()) {
+			// the sweep runs a job through its registered invocation
+			return false;
+		}
+		String preferred = preferredOwner(job.name());
+		if (preferred == null || preferred.equals(this.owner)) {
+			return false;
+		}
+		this.skipped.compute(slot, (key, jobs) -> {
+			Set<String> names = (jobs != null) ? jobs : newSweep(background, key);
+			names.add(job.name());
+			return names;
+		});
+		return true;
+	}
+
+	/**
+	 * The owner of the live node that claims {@code jobName} first, or {@code null} when
+	 * this node claims every job itself.
+	 */
+	@Nullable String preferredOwner(String jobName) {
+		List<String> owners = this.live;
+		if (owners.size() < 2) {
+			return null;
+		}
+		Integer rank = ranks().get(jobName);
+		if (rank == null) {
+			return null;
+		}
+		return owners.get(rank % owners.size());
+	}
+
+	private Map<String, Integer> ranks() {
+		int count = this.monitor.registeredCount();
+		if (count != this.rankedJobs) {
+			List<JobDefinition> jobs = this.monitor.registeredJobs();
+			List<String> names = new ArrayList<>();
+			for (JobDefinition job : jobs) {
+				if (job.schedule() != null) {
+					names.add(job.name());
+				}
+			}
+			names.sort(Comparator.comparingLong(PreferredNodes::hash).thenComparing(Comparator.naturalOrder()));
+			Map<String, Integer> ranks = new HashMap<>();
+			for (int i = 0; i < names.size(); i++) {
+				ranks.put(names.get(i), i);
+			}
+			this.ranks = ranks;
+			this.rankedJobs = count;
+		}
+		return this.ranks;
+	}
+
+	private Set<String> newSweep(ScheduledExecutorService background, Instant slot) {
+		long delay = Math.max(0, Duration.between(this.clock.instant(), slot.plus(this.sweepDelay)).toMillis());
+		try {
+			background.schedule(() -> sweep(slot), delay, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// shutting down: nothing more is claimed
+		}
+		return ConcurrentHashMap.newKeySet();
+	}
+
+	/**
+	 * Claim the jobs skipped here for {@code slot} that their preferred node did not
+	 * claim: one read for all of them, then an ordinary claim of each, on the engine's
+	 * workers.
+	 */
+	void sweep(Instant slot) {
+		Set<String> jobs = this.skipped.remove(slot);
+		if (jobs == null || jobs.isEmpty()) {
+			return;
+		}
+		Set<String> claimed;
+		try {
+			claimed = this.presence.claimedSince(jobs, slot);
+		}
+		catch (RuntimeException ex) {
+			// the store is out of reach: claim every one, as the triggers would have
+			logger.debug("cluster-singleton could not read which jobs were claimed for slot " + slot
+					+ "; claiming every job skipped for it", ex);
+			claimed = Set.of();
+		}
+		for (String name : jobs) {
+			if (!claimed.contains(name)) {
+				logger.debug(LogMessage.of(() -> "cluster-singleton claims job '" + name + "' for slot " + slot
+						+ ": its preferred node did not within " + this.sweepDelay));
+				this.monitor.claimSkippedSlot(name, slot);
+			}
+		}
+	}
+
+	/**
+	 * Renew this node's presence entry and take the live owners from the answer.
+	 */
+	void heartbeat() {
+		try {
+			Set<String> owners = this.presence.heartbeat(this.owner, this.leaseTtl);
+			List<String> sorted = new ArrayList<>(owners);
+			if (!sorted.contains(this.owner)) {
+				sorted.add(this.owner);
+			}
+			sorted.sort(Comparator.naturalOrder());
+			this.live = List.copyOf(sorted);
+		}
+		catch (RuntimeException ex) {
+			// the view stays as it was: a stale view costs at most the sweep's delay
+			logger.debug("cluster-singleton could not renew this node's presence entry; the next tick tries again", ex);
+		}
+	}
+
+	/**
+	 * Remove this node's presence entry, on shutdown.
+	 */
+	void leave() {
+		this.background = null;
+		try {
+			this.presence.leave(this.owner);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton could not remove this node's presence entry; it expires", ex);
+		}
+	}
+
+	/**
+	 * Return the live owners as last read.
+	 * @return the owners, sorted
+	 */
+	List<String> liveOwners() {
+		return this.live;
+	}
+
+	Collection<Instant> pendingSweeps() {
+		return this.skipped.keySet();
+	}
+
+	/**
+	 * FNV-1a over the name's UTF-8 bytes, then a 64-bit finalizer: the same on every JVM.
+	 */
+	static long hash(String value) {
+		long hash = 0xcbf29ce484222325L;
+		for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+			hash ^= (b & 0xff);
+			hash *= 0x100000001b3L;
+		}
+		hash ^= (hash >>> 33);
+		hash *= 0xff51afd7ed558ccdL;
+		hash ^= (hash >>> 33);
+		hash *= 0xc4ceb9fe1a85ec53L;
+		hash ^= (hash >>> 33);
+		return hash;
+	}
+
+}

@@ -1,0 +1,239 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.RunTrigger;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
+import io.github.clustersingleton.lease.ClusterSingletonListener;
+import io.github.clustersingleton.lease.CronSlotSchedule;
+import io.github.clustersingleton.lease.JobDefinition;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Preferred-node routing in virtual time, on nodes sharing the in-memory store: each cron
+ * slot is claimed at its fire time by one node, the jobs spread evenly over the live
+ * nodes, the other nodes ask the store nothing for them, and a slot whose preferred node
+ * did not claim it is claimed by the others' sweep, once, after the sweep delay.
+ *
+ * @author cluster-singleton contributors
+ */
+class InMemoryPreferredNodeVirtualTimeTests {
+
+	private static final Duration TTL = Duration.ofSeconds(3);
+
+	private static final Duration SWEEP_DELAY = Duration.ofMillis(250);
+
+	private static final int JOBS = 12;
+
+	private final ManualClock clock = new ManualClock();
+
+	private final List<Ran> ran = new CopyOnWriteArrayList<>();
+
+	private final List<String> notPreferred = new CopyOnWriteArrayList<>();
+
+	private final ManualClusterSingletonEngine engine = ManualClusterSingletonEngine.builder()
+		.scheduler(new DeterministicScheduler(this.clock))
+		.owner("node-a")
+		.leaseTtl(TTL)
+		.listener(listener("node-a"))
+		.build();
+
+	private final List<ManualClusterSingletonEngine> others = new ArrayList<>();
+
+	private final List<JobDefinition> jobs = new ArrayList<>();
+
+	@BeforeEach
+	void jobs() {
+		for (int i = 0; i < JOBS; i++) {
+			this.jobs.add(JobDefinition.of("routed-" + i, Duration.ofMinutes(1), Duration.ZERO)
+				.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC)));
+		}
+	}
+
+	@AfterEach
+	void close() {
+		this.others.forEach(ManualClusterSingletonEngine::close);
+		this.engine.close();
+	}
+
+	@Test
+	void eachSlotIsClaimedAtItsFireTimeByItsPreferredNodeAndTheJobsSpreadEvenly() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		ClusterSingletonExecutor c = routed(node("node-c"), "node-c");
+		this.engine.runDueTasks();
+		toNextMinute();
+		long operations = this.engine.store().getOperationCount();
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+			b.execute(job, true, body("node-b"));
+			c.execute(job, true, body("node-c"));
+		}
+		// every job ran once at its fire time, on one node; the other two asked nothing
+		assertThat(this.ran).hasSize(JOBS);
+		assertThat(this.ran).extracting(Ran::job).doesNotHaveDuplicates();
+		assertThat(this.ran).allSatisfy((run) -> assertThat(run.trigger()).isEqualTo(RunTrigger.SCHEDULED));
+		assertThat(this.notPreferred).hasSize(2 * JOBS);
+		Map<String, Long> perNode = this.ran.stream().collect(Collectors.groupingBy(Ran::node, Collectors.counting()));
+		assertThat(perNode).containsOnlyKeys("node-a", "node-b", "node-c")
+			.allSatisfy((node, count) -> assertThat(count).isEqualTo(JOBS / 3));
+		// the run ledger's writes, behind the runs
+		this.engine.runDueTasks();
+		long triggerOperations = this.engine.store().getOperationCount() - operations;
+		// the preferred node's claim, release and two ledger writes, nothing from the
+		// others
+		assertThat(triggerOperations).isEqualTo(JOBS * 4L);
+		long beforeSweeps = this.engine.store().getOperationCount();
+		this.engine.advance(SWEEP_DELAY.plusMillis(10));
+		// one read by each node (each skipped the jobs of the other two), and no claim:
+		// every slot was claimed
+		assertThat(this.engine.store().getOperationCount() - beforeSweeps).isEqualTo(3);
+		assertThat(this.ran).hasSize(JOBS);
+	}
+
+	@Test
+	void aSlotItsPreferredNodeDidNotClaimIsClaimedOnceByTheOthersAfterTheSweepDelay() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		ClusterSingletonExecutor c = routed(node("node-c"), "node-c");
+		this.engine.runDueTasks();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		// node-c is still listed as live but its scheduler does not fire (stopped, or
+		// busy): only a and b see the triggers
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+			b.execute(job, true, body("node-b"));
+		}
+		assertThat(this.ran).hasSize(2 * JOBS / 3);
+		this.engine.advance(SWEEP_DELAY.minusMillis(10));
+		assertThat(this.ran).hasSize(2 * JOBS / 3);
+		this.engine.advance(Duration.ofMillis(20));
+		// node-c's jobs: both a and b swept them, and each ran once, for its slot
+		assertThat(this.ran).hasSize(JOBS);
+		assertThat(this.ran).extracting(Ran::job).doesNotHaveDuplicates();
+		assertThat(this.ran).allSatisfy((run) -> {
+			assertThat(run.slot()).isEqualTo(slot);
+			assertThat(run.node()).isNotEqualTo("node-c");
+		});
+		assertThat(c).isNotNull();
+	}
+
+	@Test
+	void aNodeThatLeftIsNoLongerPreferredAfterTheNextHeartbeat() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ManualClusterSingletonEngine leaving = this.engine.anotherNode("node-b").build();
+		ClusterSingletonExecutor b = routed(leaving.executor(), "node-b");
+		this.engine.runDueTasks();
+		assertThat(b).isNotNull();
+		leaving.close();
+		// node-a's next heartbeat no longer sees node-b: it claims every job at once
+		this.engine.advance(TTL.dividedBy(3));
+		toNextMinute();
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+		}
+		assertThat(this.ran).hasSize(JOBS).allSatisfy((run) -> assertThat(run.node()).isEqualTo("node-a"));
+	}
+
+	@Test
+	void aSingleNodeClaimsEveryJobItself() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		this.engine.runDueTasks();
+		toNextMinute();
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+		}
+		assertThat(this.ran).hasSize(JOBS);
+		assertThat(this.notPreferred).isEmpty();
+	}
+
+	@Test
+	void directCallsAreNotRouted() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		this.engine.runDueTasks();
+		for (JobDefinition job : this.jobs) {
+			assertThat(b.execute(job, false, body("node-b"))).isTrue();
+		}
+		assertThat(this.notPreferred).isEmpty();
+		assertThat(a).isNotNull();
+	}
+
+	private ClusterSingletonExecutor routed(ClusterSingletonExecutor executor, String node) {
+		for (JobDefinition job : this.jobs) {
+			executor.registerJob(job, body(node));
+		}
+		assertThat(executor.enablePreferredNodes(SWEEP_DELAY)).isTrue();
+		executor.startBackgroundWork();
+		return executor;
+	}
+
+	private ClusterSingletonExecutor node(String owner) {
+		ManualClusterSingletonEngine other = this.engine.anotherNode(owner).listener(listener(owner)).build();
+		this.others.add(other);
+		return other.executor();
+	}
+
+	private ClusterSingletonExecutor.Invocation body(String node) {
+		return () -> {
+			ClusterSingletonContext context = ClusterSingletonContext.current();
+			this.ran.add(new Ran(node, context.jobName(), context.slot().orElse(null), context.trigger()));
+			return null;
+		};
+	}
+
+	private void toNextMinute() {
+		Instant now = this.clock.instant();
+		Instant next = now.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plusSeconds(60);
+		this.engine.advance(Duration.between(now, next));
+	}
+
+	private ClusterSingletonListener listener(String node) {
+		return new ClusterSingletonListener() {
+
+			@Override
+			public void acquireAttempted(JobDefinition job, @Nullable Instant slot, AcquireResult result,
+					Duration duration) {
+				if (result.outcome() == AcquireResult.Outcome.NOT_PREFERRED) {
+					InMemoryPreferredNodeVirtualTimeTests.this.notPreferred.add(node + ":" + job.name());
+				}
+			}
+
+		};
+	}
+
+	record Ran(String node, String job, @Nullable Instant slot, RunTrigger trigger) {
+	}
+
+}
