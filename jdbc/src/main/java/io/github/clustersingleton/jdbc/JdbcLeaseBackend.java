@@ -33,12 +33,12 @@ import javax.sql.DataSource;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
-import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.NodePresence;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.StoreClockObserver;
@@ -47,9 +47,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.InvalidDataAccessResourceUsageException;
-import org.springframework.dao.TransientDataAccessException;
 import org.springframework.util.Assert;
 
 /**
@@ -110,6 +107,8 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	private final RunLedger runLedger = new JdbcRunLedger(this);
 
 	private final JobControls controls = new JdbcJobControls(this);
+
+	private final NodePresence presence = new JdbcNodePresence(this);
 
 	private final String manualRunTableName;
 
@@ -227,48 +226,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 */
 	@Override
 	public void initialize() {
-		RuntimeException initializationFailure = null;
-		JdbcLeaseSchemaInitializer initializer = this.schemaInitializer;
-		if (initializer != null) {
-			try {
-				initializer.initialize();
-			}
-			catch (DataAccessResourceFailureException | TransientDataAccessException ex) {
-				logger.warn("cluster-singleton could not reach the database to create lease table '" + this.tableName
-						+ "'; runs are skipped until it answers: " + ex.getMessage());
-				return;
-			}
-			catch (RuntimeException ex) {
-				initializationFailure = ex;
-			}
-		}
-		try {
-			new JdbcStoreCheck(this).run();
-			if (initializationFailure != null) {
-				logger.info("cluster-singleton could not run its CREATE TABLE for '" + this.tableName
-						+ "' but the table exists, so it is used as it is: " + initializationFailure.getMessage());
-			}
-		}
-		catch (IllegalStateException ex) {
-			throw new ClusterSingletonConfigurationException(ex.getMessage(), ex);
-		}
-		catch (InvalidDataAccessResourceUsageException ex) {
-			ClusterSingletonConfigurationException failure = new ClusterSingletonConfigurationException(
-					"The cluster-singleton lease table '" + this.tableName + "' cannot be used: "
-							+ JdbcStoreCheck.mostSpecificMessage(ex) + ". Let cluster-singleton create it with "
-							+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
-							+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
-							+ "cluster-singleton.jdbc.table-name at the right table",
-					ex);
-			if (initializationFailure != null) {
-				failure.addSuppressed(initializationFailure);
-			}
-			throw failure;
-		}
-		catch (DataAccessException ex) {
-			logger.warn("cluster-singleton could not check lease table '" + this.tableName
-					+ "'; runs are skipped until the database answers: " + ex.getMessage());
-		}
+		JdbcStoreCheck.initialize(this, this.schemaInitializer);
 	}
 
 	/**
@@ -301,6 +259,10 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	public void validateJobName(String jobName) {
 		if (jobName == null || jobName.isEmpty()) {
 			throw new IllegalArgumentException("Job name must not be empty");
+		}
+		if (jobName.startsWith(" ")) {
+			throw new IllegalArgumentException("Job name '" + jobName + "' starts with a blank; the JDBC lease "
+					+ "backend keeps the rows of every job's pause and of the live nodes under such names");
 		}
 		if (jobName.length() > MAX_JOB_NAME_LENGTH) {
 			throw new IllegalArgumentException("Job name '" + jobName + "' is " + jobName.length()
@@ -386,11 +348,19 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	/**
 	 * Return the controls, kept on the lease table and in the run-now request table
 	 * ({@link #getManualRunTableName()}).
-	 * @return the controls
 	 */
 	@Override
 	public Optional<JobControls> controls() {
 		return Optional.of(this.controls);
+	}
+
+	/**
+	 * Return the presence rows, kept on the lease table under names that start with a
+	 * blank.
+	 */
+	@Override
+	public Optional<NodePresence> presence() {
+		return Optional.of(this.presence);
 	}
 
 	@Override

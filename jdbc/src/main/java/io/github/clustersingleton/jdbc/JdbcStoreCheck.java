@@ -27,7 +27,14 @@ import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
+import io.github.clustersingleton.ClusterSingletonConfigurationException;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.util.Assert;
 
 /**
@@ -44,6 +51,56 @@ final class JdbcStoreCheck {
 
 	JdbcStoreCheck(JdbcLeaseBackend backend) {
 		this.backend = backend;
+	}
+
+	/**
+	 * Initialize the backend's store: see {@link JdbcLeaseBackend#initialize()}.
+	 * @param backend the backend
+	 * @param initializer its schema initializer, if any
+	 */
+	static void initialize(JdbcLeaseBackend backend, @Nullable JdbcLeaseSchemaInitializer initializer) {
+		String tableName = backend.getTableName();
+		RuntimeException initializationFailure = null;
+		if (initializer != null) {
+			try {
+				initializer.initialize();
+			}
+			catch (DataAccessResourceFailureException | TransientDataAccessException ex) {
+				logger.warn("cluster-singleton could not reach the database to create lease table '" + tableName
+						+ "'; runs are skipped until it answers: " + ex.getMessage());
+				return;
+			}
+			catch (RuntimeException ex) {
+				initializationFailure = ex;
+			}
+		}
+		try {
+			new JdbcStoreCheck(backend).run();
+			if (initializationFailure != null) {
+				logger.info("cluster-singleton could not run its CREATE TABLE for '" + tableName
+						+ "' but the table exists, so it is used as it is: " + initializationFailure.getMessage());
+			}
+		}
+		catch (IllegalStateException ex) {
+			throw new ClusterSingletonConfigurationException(ex.getMessage(), ex);
+		}
+		catch (InvalidDataAccessResourceUsageException ex) {
+			ClusterSingletonConfigurationException failure = new ClusterSingletonConfigurationException(
+					"The cluster-singleton lease table '" + tableName + "' cannot be used: "
+							+ JdbcStoreCheck.mostSpecificMessage(ex) + ". Let cluster-singleton create it with "
+							+ "cluster-singleton.jdbc.initialize-schema=always, or create it yourself with the DDL in "
+							+ "io/github/clustersingleton/jdbc/schema-<platform>.sql (see docs/jdbc.md), or point "
+							+ "cluster-singleton.jdbc.table-name at the right table",
+					ex);
+			if (initializationFailure != null) {
+				failure.addSuppressed(initializationFailure);
+			}
+			throw failure;
+		}
+		catch (DataAccessException ex) {
+			logger.warn("cluster-singleton could not check lease table '" + tableName
+					+ "'; runs are skipped until the database answers: " + ex.getMessage());
+		}
 	}
 
 	/**

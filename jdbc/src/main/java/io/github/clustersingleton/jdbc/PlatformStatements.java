@@ -25,10 +25,12 @@ package io.github.clustersingleton.jdbc;
  * @param schemaUpgrade the lease table's upgrade
  * @param controls the statements of the controls on the lease table
  * @param manualRuns the run-now request table's statements
+ * @param presence the statements of the presence rows and the sweep's read
  * @author cluster-singleton contributors
  */
 record PlatformStatements(JdbcPlatform platform, LeaseStatements lease, RunLedgerStatements runLedger,
-		SchemaUpgrade schemaUpgrade, ControlStatements controls, ManualRunStatements manualRuns) {
+		SchemaUpgrade schemaUpgrade, ControlStatements controls, ManualRunStatements manualRuns,
+		PresenceStatements presence) {
 
 	/**
 	 * Return the statements of a platform.
@@ -45,7 +47,8 @@ record PlatformStatements(JdbcPlatform platform, LeaseStatements lease, RunLedge
 				JdbcPlatform.manualRunTableName(table), time);
 		return new PlatformStatements(platform, LeaseStatements.of(platform, table),
 				new RunLedgerStatements(directory, table, runTable, time), new SchemaUpgrade(directory, table, time),
-				new ControlStatements(directory, table, manualRuns, time), manualRuns);
+				new ControlStatements(directory, table, manualRuns, time), manualRuns,
+				new PresenceStatements(directory, table, time));
 	}
 
 }

@@ -1,0 +1,5 @@
+-- Remove presence rows (their names start with :prefix): this node's, :name, as it shuts
+-- down, and those that expired :ttlMillis or more ago (nodes stopped without removing theirs).
+DELETE FROM ${table}
+ WHERE name LIKE :prefix || '%'
+   AND (name = :name OR expires_at < DATEADD(MILLISECOND, -CAST(:ttlMillis AS BIGINT), CURRENT_TIMESTAMP))

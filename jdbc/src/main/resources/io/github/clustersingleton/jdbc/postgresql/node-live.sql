@@ -1,0 +1,6 @@
+-- The owners of the live presence rows (their names start with :prefix), by the database's
+-- clock.
+SELECT owner
+  FROM ${table}
+ WHERE name LIKE :prefix || '%'
+   AND expires_at > CURRENT_TIMESTAMP
