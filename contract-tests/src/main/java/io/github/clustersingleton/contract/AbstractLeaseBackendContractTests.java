@@ -43,15 +43,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>
  * This class holds the run-ledger cases: {@code findPending} looks at every job in one
  * round trip, and the ledger keeps the newest runs of each job. The other groups are in
- * its abstract superclasses, one group each: run-now requests, cron overrides and reads
- * of the controls, pause and resume, run completions and marks, claim policies and
- * recovery, other operations and their round trips, slots, renewal and release, and
- * exclusivity and fencing, over the fixtures they share and the engine half.
+ * its abstract superclasses, one group each: presence entries, run-now requests, cron
+ * overrides and reads of the controls, pause and resume, run completions and marks, claim
+ * policies and recovery, other operations and their round trips, slots, renewal and
+ * release, and exclusivity and fencing, over the fixtures they share and the engine half.
  *
  * @author cluster-singleton contributors
  */
 @TestInstance(Lifecycle.PER_CLASS)
-public abstract class AbstractLeaseBackendContractTests extends StoreManualRunContract {
+public abstract class AbstractLeaseBackendContractTests extends StorePresenceContract {
 
 	@Test
 	void findPendingLooksAtEveryJobInOneRoundTrip() {

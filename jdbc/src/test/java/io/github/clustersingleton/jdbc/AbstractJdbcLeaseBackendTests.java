@@ -202,6 +202,11 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 		return true;
 	}
 
+	@Override
+	protected boolean supportsPresence() {
+		return true;
+	}
+
 	/**
 	 * Return a new backend on lease, run and run-now request tables of this test class's
 	 * own, created on first use and dropped after the class.

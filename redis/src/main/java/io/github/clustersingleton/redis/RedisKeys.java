@@ -100,6 +100,14 @@ final class RedisKeys {
 	}
 
 	/**
+	 * Return the key of the presence entries of the live nodes, {@code <prefix>:nodes}.
+	 * @return the key
+	 */
+	String nodes() {
+		return this.prefix + ":nodes";
+	}
+
+	/**
 	 * Return the {@code SCAN} pattern of the meta hashes of every job of this prefix.
 	 * @return the pattern
 	 */

@@ -34,6 +34,7 @@ import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.NodePresence;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.StoreClockObserver;
@@ -105,6 +106,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	private final RedisJobControls controls;
 
+	private final RedisNodePresence presence;
+
 	/**
 	 * Create a new instance with the {@link #DEFAULT_KEY_PREFIX default key prefix}.
 	 * @param executor how the scripts reach Redis
@@ -127,6 +130,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		this.replicaWait = new ReplicaWait(executor, this.keys);
 		this.runLedger = new RedisRunLedger(executor, this.keys, this.grouping);
 		this.controls = new RedisJobControls(executor, this.keys, this.grouping);
+		this.presence = new RedisNodePresence(executor, this.keys, this.grouping);
 	}
 
 	@Override
@@ -356,6 +360,14 @@ public class RedisLeaseBackend implements LeaseBackend {
 	@Override
 	public Optional<JobControls> controls() {
 		return Optional.of(this.controls);
+	}
+
+	/**
+	 * Return the presence entries, kept in the sorted set {@code <prefix>:nodes}.
+	 */
+	@Override
+	public Optional<NodePresence> presence() {
+		return Optional.of(this.presence);
 	}
 
 	@Override

@@ -163,7 +163,25 @@ public enum RedisLeaseScript {
 	 * Read run-now requests: {@code KEYS} the run-now key; {@code ARGV} request id or
 	 * {@code ''}, the most to return.
 	 */
-	MANUAL_READ("manual-read.lua");
+	MANUAL_READ("manual-read.lua"),
+
+	/**
+	 * Renew this node's presence entry and read the live ones: {@code KEYS} the nodes
+	 * key; {@code ARGV} owner id, TTL in milliseconds.
+	 */
+	NODE_HEARTBEAT("node-heartbeat.lua"),
+
+	/**
+	 * Remove this node's presence entry: {@code KEYS} the nodes key; {@code ARGV} owner
+	 * id.
+	 */
+	NODE_LEAVE("node-leave.lua"),
+
+	/**
+	 * Which jobs were claimed for a slot or later: {@code KEYS} their meta hashes;
+	 * {@code ARGV} the slot in epoch milliseconds.
+	 */
+	CLAIMED_SINCE("claimed-since.lua");
 
 	private final String fileName;
 

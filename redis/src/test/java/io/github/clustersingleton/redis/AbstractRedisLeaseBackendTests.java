@@ -230,6 +230,11 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		return true;
 	}
 
+	@Override
+	protected boolean supportsPresence() {
+		return true;
+	}
+
 	/**
 	 * A backend on a key prefix of this test class's own.
 	 */

@@ -286,6 +286,11 @@ class RedisClusterLeaseBackendTests {
 			return true;
 		}
 
+		@Override
+		protected boolean supportsPresence() {
+			return true;
+		}
+
 		/**
 		 * A backend on a key prefix of this test class's own, on the same cluster.
 		 */

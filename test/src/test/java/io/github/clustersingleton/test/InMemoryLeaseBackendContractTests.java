@@ -70,6 +70,11 @@ class InMemoryLeaseBackendContractTests extends AbstractLeaseBackendContractTest
 	}
 
 	@Override
+	protected boolean supportsPresence() {
+		return true;
+	}
+
+	@Override
 	protected LeaseBackend isolatedBackend() {
 		return this.isolatedBackend;
 	}
