@@ -30,6 +30,7 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.NodePresence;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.StoreClockObserver;
@@ -108,6 +109,11 @@ abstract class ForwardingLeaseBackend implements LeaseBackend {
 	@Override
 	public RunLedger runLedger() {
 		return this.delegate.runLedger();
+	}
+
+	@Override
+	public Optional<NodePresence> presence() {
+		return this.delegate.presence();
 	}
 
 	@Override

@@ -51,6 +51,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.ToDoubleFunction;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -68,6 +69,7 @@ import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.NodePresence;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
@@ -139,6 +141,9 @@ public final class HerdBenchmark {
 
 	/** The library's default slot tolerance. */
 	private static final Duration SLOT_TOLERANCE = Duration.ofSeconds(1);
+
+	/** The default of cluster-singleton.preferred-node.sweep-delay. */
+	private static final Duration SWEEP_DELAY = Duration.ofMillis(250);
 
 	/** The library's default {@code lockAtMostFor}, also given to ShedLock. */
 	private static final Duration LOCK_AT_MOST_FOR = Duration.ofMinutes(30);
@@ -299,6 +304,7 @@ public final class HerdBenchmark {
 		storeNames.put("kubernetes", "Kubernetes (mock)");
 		Map<String, String> contenderNames = new LinkedHashMap<>();
 		contenderNames.put("ours", "ours");
+		contenderNames.put("unrouted", "ours, routing off");
 		contenderNames.put("shedlock", "ShedLock");
 		contenderNames.put("leader", "leader mode");
 		SvgChart delays = new SvgChart("p99 start delay, 30 nodes", "jobs firing at once",
@@ -408,6 +414,9 @@ public final class HerdBenchmark {
 
 		private final List<Calls> calls = new ArrayList<>();
 
+		/** Per node of a routed contender: each job's body in the current tick. */
+		private final List<AtomicReferenceArray<Runnable>> bodies = new ArrayList<>();
+
 		private final AtomicLong lastLock = new AtomicLong();
 
 		Measurement(Herd herd, Counters counters, String contender, int jobCount, int ticks, long pokeCost) {
@@ -443,7 +452,27 @@ public final class HerdBenchmark {
 					executor.enableLeaderMode(leaderLease, LeaderElection.Listener.NONE);
 					executor.startLeaderElection();
 				}
+				else if (routed()) {
+					// as the auto-configuration does by default: every job registered,
+					// with
+					// an invocation the sweep can run, and preferred-node routing on
+					AtomicReferenceArray<Runnable> bodies = new AtomicReferenceArray<>(this.jobCount);
+					this.bodies.add(bodies);
+					for (int j = 0; j < this.jobCount; j++) {
+						int job = j;
+						executor.registerJob(this.jobs.get(j), () -> {
+							bodies.get(job).run();
+							return null;
+						});
+					}
+					executor.enablePreferredNodes(SWEEP_DELAY);
+					executor.startBackgroundWork();
+				}
 				this.executors.add(executor);
+			}
+			if (routed()) {
+				// two heartbeats: every node has seen every other one
+				sleep(2 * TTL.toMillis() / 3 + SETTLE_MILLIS);
 			}
 			long started = System.nanoTime();
 			try {
@@ -576,10 +605,29 @@ public final class HerdBenchmark {
 				}
 				return;
 			}
+			if (routed()) {
+				// a cron trigger as the scheduler makes it: routed, its slot the fire
+				// time
+				this.bodies.get(node).set(job, body);
+				this.executors.get(node).execute(this.jobs.get(job), true, () -> {
+					body.run();
+					return null;
+				});
+				return;
+			}
 			this.executors.get(node).execute(this.jobs.get(job), fire, RunTrigger.SCHEDULED, () -> {
 				body.run();
 				return null;
 			});
+		}
+
+		/**
+		 * Whether this contender routes each job's trigger to its preferred node: ours,
+		 * with the default settings; {@code unrouted} is ours with
+		 * {@code cluster-singleton.preferred-node.enabled=false}.
+		 */
+		private boolean routed() {
+			return "ours".equals(this.contender);
 		}
 
 		/** Sums over the nodes: acquires, releases, ledger writes, other calls. */
@@ -759,6 +807,35 @@ public final class HerdBenchmark {
 		public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
 			this.calls.background.incrementAndGet();
 			return super.renew(leases, ttl);
+		}
+
+		/**
+		 * Count a heartbeat as background work, and a sweep's read as a call of the tick.
+		 */
+		@Override
+		public Optional<NodePresence> presence() {
+			Calls calls = this.calls;
+			return super.presence().map((presence) -> new NodePresence() {
+
+				@Override
+				public Set<String> heartbeat(String owner, Duration ttl) {
+					calls.background.incrementAndGet();
+					return presence.heartbeat(owner, ttl);
+				}
+
+				@Override
+				public void leave(String owner) {
+					calls.background.incrementAndGet();
+					presence.leave(owner);
+				}
+
+				@Override
+				public Set<String> claimedSince(Collection<String> jobNames, Instant slot) {
+					calls.other.incrementAndGet();
+					return presence.claimedSince(jobNames, slot);
+				}
+
+			});
 		}
 
 		@Override
