@@ -98,10 +98,6 @@ final class EngineComponents {
 	}
 
 	/**
-	 * Turn leader mode on ({@link ClusterSingletonExecutor#enableLeaderMode}): the node
-	 * that becomes the leader does the catch-up of missed slots.
-	 */
-	/**
 	 * Turn preferred-node routing on, when the store offers presence entries.
 	 * @param sweepDelay how long after a fire time the other nodes look whether the
 	 * preferred node claimed the slot
@@ -113,7 +109,7 @@ final class EngineComponents {
 			return false;
 		}
 		PreferredNodes preferredNodes = new PreferredNodes(presence, this.settings.owner(), this.settings.leaseTtl(),
-				sweepDelay, this.clock, this.monitor);
+				sweepDelay, this.clock, this.storeClock, this.monitor);
 		this.preferredNodes = preferredNodes;
 		this.monitor.setPreferredNodes(preferredNodes);
 		return true;
@@ -133,6 +129,10 @@ final class EngineComponents {
 		return true;
 	}
 
+	/**
+	 * Turn leader mode on ({@link ClusterSingletonExecutor#enableLeaderMode}): the node
+	 * that becomes the leader does the catch-up of missed slots.
+	 */
 	LeaderElection enableLeaderMode(String leaseName, LeaderElection.Listener listener) {
 		LeaderElection.Listener catchingUp = new LeaderElection.Listener() {
 

@@ -171,7 +171,7 @@ final class PendingWorkMonitor {
 		this.overdue.startWatching();
 		PreferredNodes preferredNodes = this.preferredNodes;
 		if (preferredNodes != null) {
-			preferredNodes.start(background);
+			preferredNodes.start(this.executors.monitor());
 		}
 		long tick = Math.max(1, this.settings.leaseTtl().toMillis() / 3);
 		boolean anyPolicy = this.registered.values().stream().anyMatch(RegisteredJob::hasPolicy);

@@ -82,21 +82,30 @@ final class PreferredNodes {
 	/** Per slot, the jobs skipped here for it, until its sweep takes them. */
 	private final Map<Instant, Set<String>> skipped = new ConcurrentHashMap<>();
 
+	private final StoreClock storeClock;
+
+	/**
+	 * The executor of the heartbeats and sweeps, a thread of their own so that other
+	 * background work does not delay a sweep; {@code null} before the start and after
+	 * {@link #leave}.
+	 */
 	private volatile @Nullable ScheduledExecutorService background;
 
 	PreferredNodes(NodePresence presence, String owner, Duration leaseTtl, Duration sweepDelay, Clock clock,
-			PendingWorkMonitor monitor) {
+			StoreClock storeClock, PendingWorkMonitor monitor) {
 		this.presence = presence;
 		this.owner = owner;
 		this.leaseTtl = leaseTtl;
 		this.sweepDelay = sweepDelay;
 		this.clock = clock;
+		this.storeClock = storeClock;
 		this.monitor = monitor;
 	}
 
 	/**
 	 * Start the heartbeats, the first at once.
-	 * @param background the executor of the heartbeats and sweeps
+	 * @param background the executor of the heartbeats and sweeps, which this shuts down
+	 * in {@link #leave}
 	 */
 	void start(ScheduledExecutorService background) {
 		this.background = background;
@@ -171,23 +180,46 @@ final class PreferredNodes {
 		return this.ranks;
 	}
 
+	/**
+	 * Schedule the sweep of a slot for when the store's clock reaches the slot plus the
+	 * sweep delay: a node whose clock runs ahead of the store's (within the slot
+	 * tolerance) does not sweep before the preferred node's trigger.
+	 */
 	private Set<String> newSweep(ScheduledExecutorService background, Instant slot) {
-		long delay = Math.max(0, Duration.between(this.clock.instant(), slot.plus(this.sweepDelay)).toMillis());
+		scheduleSweep(background, slot);
+		return ConcurrentHashMap.newKeySet();
+	}
+
+	private void scheduleSweep(ScheduledExecutorService background, Instant slot) {
 		try {
-			background.schedule(() -> sweep(slot), delay, TimeUnit.MILLISECONDS);
+			background.schedule(() -> sweep(slot), Math.max(0, untilSweep(slot)), TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// shutting down: nothing more is claimed
 		}
-		return ConcurrentHashMap.newKeySet();
+	}
+
+	/**
+	 * How long until the store's clock, as last measured, reaches the slot plus the sweep
+	 * delay.
+	 */
+	private long untilSweep(Instant slot) {
+		Duration offset = this.storeClock.offset().orElse(Duration.ZERO);
+		return Duration.between(this.clock.instant(), slot.plus(this.sweepDelay).plus(offset)).toMillis();
 	}
 
 	/**
 	 * Claim the jobs skipped here for {@code slot} that their preferred node did not
 	 * claim: one read for all of them, then an ordinary claim of each, on the engine's
-	 * workers.
+	 * workers. A sweep that comes before its time on the store's clock (the offset was
+	 * measured since it was scheduled) waits for it.
 	 */
 	void sweep(Instant slot) {
+		ScheduledExecutorService background = this.background;
+		if (background != null && untilSweep(slot) > 0) {
+			scheduleSweep(background, slot);
+			return;
+		}
 		Set<String> jobs = this.skipped.remove(slot);
 		if (jobs == null || jobs.isEmpty()) {
 			return;
@@ -215,6 +247,10 @@ final class PreferredNodes {
 	 * Renew this node's presence entry and take the live owners from the answer.
 	 */
 	void heartbeat() {
+		if (this.background == null) {
+			// left: the entry stays removed while the node finishes its runs
+			return;
+		}
 		try {
 			Set<String> owners = this.presence.heartbeat(this.owner, this.leaseTtl);
 			List<String> sorted = new ArrayList<>(owners);
@@ -234,7 +270,12 @@ final class PreferredNodes {
 	 * Remove this node's presence entry, on shutdown.
 	 */
 	void leave() {
+		ScheduledExecutorService background = this.background;
 		this.background = null;
+		if (background == null) {
+			return;
+		}
+		background.shutdownNow();
 		try {
 			this.presence.leave(this.owner);
 		}

@@ -49,8 +49,9 @@ import org.springframework.util.Assert;
  * Micrometer meters:
  * <ul>
  * <li>{@value #ACQUIRE} (timer; tags {@code name}, {@code backend}, {@code outcome} =
- * {@code acquired|held|slot-done|clock-skew|not-leader|not-preferred|paused|error}): one sample per trigger
- * that reached the store;</li>
+ * {@code acquired|held|slot-done|clock-skew|not-leader|not-preferred|paused|error}): one
+ * sample per trigger that reached the store, and per trigger skipped locally
+ * ({@code not-leader}, {@code not-preferred});</li>
  * <li>{@value #EXECUTION} (timer; tags {@code name}, {@code outcome} =
  * {@code success|failure|lease-lost}): one sample per guarded run;</li>
  * <li>{@value #RENEWAL} (timer; tags {@code backend}, {@code outcome} =

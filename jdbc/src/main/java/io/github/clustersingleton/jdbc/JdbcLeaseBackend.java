@@ -348,6 +348,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	/**
 	 * Return the controls, kept on the lease table and in the run-now request table
 	 * ({@link #getManualRunTableName()}).
+	 * @return the controls
 	 */
 	@Override
 	public Optional<JobControls> controls() {
@@ -357,6 +358,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	/**
 	 * Return the presence rows, kept on the lease table under names that start with a
 	 * blank.
+	 * @return the presence rows
 	 */
 	@Override
 	public Optional<NodePresence> presence() {

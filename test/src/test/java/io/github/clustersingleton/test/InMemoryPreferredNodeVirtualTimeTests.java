@@ -16,13 +16,16 @@
 
 package io.github.clustersingleton.test;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
 import io.github.clustersingleton.AcquireResult;
@@ -188,6 +191,68 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		}
 		assertThat(this.notPreferred).isEmpty();
 		assertThat(a).isNotNull();
+	}
+
+	@Test
+	void aNodeShuttingDownWithARunningJobStaysOutOfTheLiveNodes() throws Throwable {
+		routed(this.engine.executor(), "node-a");
+		ManualClusterSingletonEngine leaving = this.engine.anotherNode("node-b")
+			.shutdownGracePeriod(TTL.multipliedBy(2))
+			.build();
+		ClusterSingletonExecutor b = routed(leaving.executor(), "node-b");
+		this.engine.runDueTasks();
+		JobDefinition longJob = JobDefinition.of("long", Duration.ofMinutes(1), Duration.ZERO);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Thread running = new Thread(() -> {
+			try {
+				b.execute(longJob, (Instant) null, () -> {
+					started.countDown();
+					release.await();
+					return null;
+				});
+			}
+			catch (Throwable ex) {
+				// the run's end does not matter here
+			}
+		});
+		running.start();
+		started.await();
+		// the shutdown waits for the run through the grace period, in virtual time, past
+		// several heartbeat periods
+		leaving.close();
+		Set<String> live = this.engine.store().presence().orElseThrow().heartbeat("probe", TTL);
+		release.countDown();
+		running.join();
+		assertThat(live).as("live nodes right after node-b's shutdown").doesNotContain("node-b");
+	}
+
+	@Test
+	void aNodeWhoseClockRunsAheadWaitsForTheStoresClockBeforeItSweeps() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ManualClusterSingletonEngine ahead = this.engine.anotherNode("node-b")
+			.nodeClock(Clock.offset(this.clock, Duration.ofMillis(500)))
+			.listener(listener("node-b"))
+			.build();
+		this.others.add(ahead);
+		ClusterSingletonExecutor b = routed(ahead.executor(), "node-b");
+		this.engine.runDueTasks();
+		toNextMinute();
+		// 500 ms before the next minute: node-b's clock reads the fire time
+		this.engine.advance(Duration.ofSeconds(60).minusMillis(500));
+		for (JobDefinition job : this.jobs) {
+			b.execute(job, true, body("node-b"));
+		}
+		this.engine.advance(SWEEP_DELAY.plusMillis(10));
+		this.engine.advance(Duration.ofMillis(240));
+		// node-a's fire time
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+		}
+		this.engine.advance(SWEEP_DELAY.plusMillis(10));
+		Map<String, Long> perNode = this.ran.stream().collect(Collectors.groupingBy(Ran::node, Collectors.counting()));
+		assertThat(this.ran).hasSize(JOBS);
+		assertThat(perNode).as("runs per node").containsEntry("node-a", (long) JOBS / 2);
 	}
 
 	private ClusterSingletonExecutor routed(ClusterSingletonExecutor executor, String node) {
