@@ -218,8 +218,13 @@ class JdbcLeaseAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * Count the rows of jobs, leaving out the rows the backend keeps for itself (this
+	 * node's presence row, named with a leading blank).
+	 */
 	private static int countRows(DataSource dataSource, String table) {
-		Integer count = new JdbcTemplate(dataSource).queryForObject("SELECT COUNT(*) FROM " + table, Integer.class);
+		Integer count = new JdbcTemplate(dataSource)
+			.queryForObject("SELECT COUNT(*) FROM " + table + " WHERE name NOT LIKE ' %'", Integer.class);
 		return (count != null) ? count : -1;
 	}
 
