@@ -66,6 +66,11 @@ abstract class EngineContractTime {
 	 */
 	private static final Duration SETTLE = Duration.ofSeconds(2);
 
+	/**
+	 * How long, in real time, a step pauses between two looks at the run threads.
+	 */
+	private static final Duration SETTLE_POLL = Duration.ofNanos(200_000);
+
 	private final List<Thread> runThreads = new CopyOnWriteArrayList<>();
 
 	/**
@@ -226,14 +231,35 @@ abstract class EngineContractTime {
 			throw new IllegalStateException(ex);
 		}
 		long giveUp = System.nanoTime() + SETTLE.toNanos();
-		while (this.runThreads.stream().anyMatch(EngineContractTime::isRunning) && System.nanoTime() - giveUp < 0) {
-			LockSupport.parkNanos(Duration.ofMillis(1).toNanos() / 10);
+		while (!settled() && System.nanoTime() - giveUp < 0) {
+			LockSupport.parkNanos(SETTLE_POLL.toNanos());
 		}
 	}
 
+	/**
+	 * Whether no run thread is running, twice in a row, a short pause apart: a thread
+	 * that was just unparked (a latch opened, a lock freed) still shows as waiting until
+	 * the OS schedules it, so one look can come too early.
+	 */
+	private boolean settled() {
+		if (this.runThreads.stream().anyMatch(EngineContractTime::isRunning)) {
+			return false;
+		}
+		if (this.runThreads.stream().allMatch((thread) -> thread.getState() == Thread.State.TERMINATED)) {
+			return true;
+		}
+		LockSupport.parkNanos(SETTLE_POLL.toNanos());
+		return this.runThreads.stream().noneMatch(EngineContractTime::isRunning);
+	}
+
+	/**
+	 * Whether a thread runs or is about to: new, runnable, or interrupted and not yet
+	 * awake to it (an interrupt sets the flag before the thread leaves its wait).
+	 */
 	private static boolean isRunning(Thread thread) {
 		Thread.State state = thread.getState();
-		return state == Thread.State.NEW || state == Thread.State.RUNNABLE;
+		return state == Thread.State.NEW || state == Thread.State.RUNNABLE
+				|| (state != Thread.State.TERMINATED && thread.isInterrupted());
 	}
 
 	private static boolean test(Callable<Boolean> condition) {
