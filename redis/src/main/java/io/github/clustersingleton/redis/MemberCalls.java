@@ -53,6 +53,11 @@ final class MemberCalls {
 	 */
 	private final List<ExecutorService> pools;
 
+	/**
+	 * How long, at least, the members that have not answered get once enough have.
+	 */
+	private volatile long minimumGraceNanos = TimeUnit.MILLISECONDS.toNanos(2);
+
 	MemberCalls(List<RedisScriptExecutor> executors, int majority) {
 		this.executors = executors;
 		this.majority = majority;
@@ -67,6 +72,15 @@ final class MemberCalls {
 			pools.add(Executors.newSingleThreadExecutor(factory));
 		}
 		this.pools = List.copyOf(pools);
+	}
+
+	/**
+	 * Set how long, at least, the members that have not answered get once enough have (2
+	 * ms by default; the rest of the grace is as long as those took).
+	 * @param minimumGrace the least grace
+	 */
+	void setMinimumGrace(Duration minimumGrace) {
+		this.minimumGraceNanos = minimumGrace.toNanos();
 	}
 
 	/**
@@ -136,7 +150,7 @@ final class MemberCalls {
 				}
 				if (!graceStarted && succeeded >= enough) {
 					long now2 = System.nanoTime();
-					graceEnd = now2 + Math.max(TimeUnit.MILLISECONDS.toNanos(2), now2 - started);
+					graceEnd = now2 + Math.max(this.minimumGraceNanos, now2 - started);
 					graceStarted = true;
 				}
 			}

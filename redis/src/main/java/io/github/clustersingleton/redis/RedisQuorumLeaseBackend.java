@@ -177,6 +177,11 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.storeTime.set(observer);
 	}
 
+	/** For tests on a loaded machine: see {@link MemberCalls#setMinimumGrace}. */
+	void setMinimumGrace(Duration minimumGrace) {
+		this.calls.setMinimumGrace(minimumGrace);
+	}
+
 	@Override
 	public void validateJobName(String jobName) {
 		this.members.get(0).validateJobName(jobName);
@@ -279,9 +284,8 @@ public class RedisQuorumLeaseBackend implements LeaseBackend, AutoCloseable {
 	}
 
 	/**
-	 * Release the lease of an acquisition that failed on every member that may hold it:
-	 * all but those that answered with a refusal. Failures are logged: the lease expires
-	 * there by itself.
+	 * Release the lease of an acquisition that failed on every member that may hold it
+	 * (all but those that refused); a failure is logged, the lease expires by itself.
 	 */
 	private void releaseGrants(LeaseRequest request, Set<Integer> refused) {
 		HeldLease lease = HeldLease.of(request, 0);
