@@ -268,11 +268,10 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	/**
 	 * Return the timeout of each request for a lease TTL: a sixth of it, between
 	 * {@value #MIN_REQUEST_TIMEOUT_MILLIS} ms and {@value #MAX_REQUEST_TIMEOUT_MILLIS}
-	 * ms. An acquisition is a read and a write (five requests, once per job, for its
-	 * first), and the client may add up to the timeout again for the response, so even a
-	 * slow acquisition of a Lease that exists ends well inside one TTL, and a renewal
-	 * inside one watchdog tick (a third of the TTL). A grant that took too long is
-	 * renewed or given back before the run starts, by the engine.
+	 * ms. An acquisition is a read and a write (a job's first, five requests), and the
+	 * client may add up to the timeout again for the response, so even a slow acquisition
+	 * of a Lease that exists ends well inside one TTL, and a renewal inside one watchdog
+	 * tick (a third of the TTL); the engine gives back a grant that came too late.
 	 * @param leaseTtl the lease TTL
 	 * @return the request timeout
 	 */
