@@ -41,16 +41,21 @@ import org.springframework.core.log.LogMessage;
 /**
  * Preferred-node routing of cron triggers: for each job, one live node (its preferred
  * node) claims the job's slot at the fire time; every other node skips the trigger
- * without a round trip and, {@link #sweepDelay} after the fire time, asks the store in
- * one read ({@link NodePresence#claimedSince}) which of the jobs it skipped for that slot
- * were claimed, and claims the others as it would have at the fire time. The claim
- * decides who runs the slot, as without routing; routing only decides who asks first.
+ * without a round trip and later asks the store in one read
+ * ({@link NodePresence#claimedSince}) which of the jobs it skipped for that slot were
+ * claimed, and claims the others as it would have at the fire time: the next node in line
+ * after the preferred one {@link #sweepDelay} after the fire time, the others twice that,
+ * so that a late preferred node costs one more claim, not one per node. The claim decides
+ * who runs the slot, as without routing; routing only decides who asks first.
  * <p>
  * The live nodes come from the store's presence entries, renewed every third of the lease
- * TTL ({@link #heartbeat}). The jobs with a cron schedule that this node runs are ordered
- * by a hash of their names, and the {@code i}-th one goes to the {@code i}-th live node
- * (in the order of their owner ids), round robin: nodes with the same jobs share them
- * evenly. Until the first heartbeat answered, or when this node sees no other live node,
+ * TTL ({@link #heartbeat}), on a thread of their own that also runs the sweeps. A sweep
+ * waits for the store's clock, as last measured, to pass its time. The jobs with a cron
+ * schedule that this node runs are ordered by a hash of their names, and the {@code i}-th
+ * one goes to the {@code i}-th live node (in the order of their owner ids), round robin:
+ * nodes with the same jobs share them evenly (nodes whose jobs differ, during a rolling
+ * deploy, disagree on some jobs, whose slots are then claimed by two nodes or by the
+ * sweeps). Until the first heartbeat answered, or when this node sees no other live node,
  * it claims every job itself, as without routing.
  *
  * @author cluster-singleton contributors
@@ -79,8 +84,8 @@ final class PreferredNodes {
 
 	private volatile int rankedJobs = -1;
 
-	/** Per slot, the jobs skipped here for it, until its sweep takes them. */
-	private final Map<Instant, Set<String>> skipped = new ConcurrentHashMap<>();
+	/** Per slot and tier, the jobs skipped here for it, until its sweep takes them. */
+	private final Map<Sweep, Set<String>> skipped = new ConcurrentHashMap<>();
 
 	private final StoreClock storeClock;
 
@@ -131,11 +136,14 @@ final class PreferredNodes {
 			// the sweep runs a job through its registered invocation
 			return false;
 		}
-		String preferred = preferredOwner(job.name());
-		if (preferred == null || preferred.equals(this.owner)) {
+		List<String> owners = this.live;
+		int preferred = preferredIndex(owners, job.name());
+		if (preferred < 0 || owners.get(preferred).equals(this.owner)) {
 			return false;
 		}
-		this.skipped.compute(slot, (key, jobs) -> {
+		// the next node in line sweeps first; the others only if it did not claim either
+		int tier = owners.get((preferred + 1) % owners.size()).equals(this.owner) ? 1 : 2;
+		this.skipped.compute(new Sweep(slot, tier), (key, jobs) -> {
 			Set<String> names = (jobs != null) ? jobs : newSweep(background, key);
 			names.add(job.name());
 			return names;
@@ -149,14 +157,16 @@ final class PreferredNodes {
 	 */
 	@Nullable String preferredOwner(String jobName) {
 		List<String> owners = this.live;
+		int preferred = preferredIndex(owners, jobName);
+		return (preferred >= 0) ? owners.get(preferred) : null;
+	}
+
+	private int preferredIndex(List<String> owners, String jobName) {
 		if (owners.size() < 2) {
-			return null;
+			return -1;
 		}
 		Integer rank = ranks().get(jobName);
-		if (rank == null) {
-			return null;
-		}
-		return owners.get(rank % owners.size());
+		return (rank != null) ? rank % owners.size() : -1;
 	}
 
 	private Map<String, Integer> ranks() {
@@ -185,14 +195,14 @@ final class PreferredNodes {
 	 * sweep delay: a node whose clock runs ahead of the store's (within the slot
 	 * tolerance) does not sweep before the preferred node's trigger.
 	 */
-	private Set<String> newSweep(ScheduledExecutorService background, Instant slot) {
-		scheduleSweep(background, slot);
+	private Set<String> newSweep(ScheduledExecutorService background, Sweep sweep) {
+		scheduleSweep(background, sweep);
 		return ConcurrentHashMap.newKeySet();
 	}
 
-	private void scheduleSweep(ScheduledExecutorService background, Instant slot) {
+	private void scheduleSweep(ScheduledExecutorService background, Sweep sweep) {
 		try {
-			background.schedule(() -> sweep(slot), Math.max(0, untilSweep(slot)), TimeUnit.MILLISECONDS);
+			background.schedule(() -> sweep(sweep), Math.max(0, untilSweep(sweep)), TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// shutting down: nothing more is claimed
@@ -201,26 +211,29 @@ final class PreferredNodes {
 
 	/**
 	 * How long until the store's clock, as last measured, reaches the slot plus the sweep
-	 * delay.
+	 * delay (twice the delay for the second tier).
 	 */
-	private long untilSweep(Instant slot) {
+	private long untilSweep(Sweep sweep) {
 		Duration offset = this.storeClock.offset().orElse(Duration.ZERO);
-		return Duration.between(this.clock.instant(), slot.plus(this.sweepDelay).plus(offset)).toMillis();
+		return Duration
+			.between(this.clock.instant(), sweep.slot().plus(this.sweepDelay.multipliedBy(sweep.tier())).plus(offset))
+			.toMillis();
 	}
 
 	/**
-	 * Claim the jobs skipped here for {@code slot} that their preferred node did not
-	 * claim: one read for all of them, then an ordinary claim of each, on the engine's
-	 * workers. A sweep that comes before its time on the store's clock (the offset was
-	 * measured since it was scheduled) waits for it.
+	 * Claim the jobs skipped here for a slot that their preferred node did not claim: one
+	 * read for all of them, then an ordinary claim of each, on the engine's workers. A
+	 * sweep that comes before its time on the store's clock (the offset was measured
+	 * since it was scheduled) waits for it.
 	 */
-	void sweep(Instant slot) {
+	void sweep(Sweep sweep) {
 		ScheduledExecutorService background = this.background;
-		if (background != null && untilSweep(slot) > 0) {
-			scheduleSweep(background, slot);
+		if (background != null && untilSweep(sweep) > 0) {
+			scheduleSweep(background, sweep);
 			return;
 		}
-		Set<String> jobs = this.skipped.remove(slot);
+		Instant slot = sweep.slot();
+		Set<String> jobs = this.skipped.remove(sweep);
 		if (jobs == null || jobs.isEmpty()) {
 			return;
 		}
@@ -237,7 +250,7 @@ final class PreferredNodes {
 		for (String name : jobs) {
 			if (!claimed.contains(name)) {
 				logger.debug(LogMessage.of(() -> "cluster-singleton claims job '" + name + "' for slot " + slot
-						+ ": its preferred node did not within " + this.sweepDelay));
+						+ ": its preferred node did not within " + this.sweepDelay.multipliedBy(sweep.tier())));
 				this.monitor.claimSkippedSlot(name, slot);
 			}
 		}
@@ -292,8 +305,16 @@ final class PreferredNodes {
 		return this.live;
 	}
 
-	Collection<Instant> pendingSweeps() {
+	Collection<Sweep> pendingSweeps() {
 		return this.skipped.keySet();
+	}
+
+	/**
+	 * A slot's sweep on this node: tier 1 when this node is next in line after the job's
+	 * preferred node (it sweeps after the delay), else tier 2 (after twice the delay,
+	 * when neither claimed).
+	 */
+	record Sweep(Instant slot, int tier) {
 	}
 
 	/**

@@ -103,6 +103,30 @@ public class ScheduledFireTime implements TaskScheduler {
 	}
 
 	/**
+	 * Run a task as a decorated scheduler runs a cron trigger: with {@link #current()}
+	 * returning {@code fireTime} on this thread while it runs. For code that fires cron
+	 * triggers itself (a benchmark, a test).
+	 * @param fireTime the fire time the trigger was scheduled for
+	 * @param task the trigger's task
+	 * @since 0.1.0
+	 */
+	public static void runAt(Instant fireTime, Runnable task) {
+		Instant previous = FIRE_TIME.get();
+		FIRE_TIME.set(fireTime);
+		try {
+			task.run();
+		}
+		finally {
+			if (previous != null) {
+				FIRE_TIME.set(previous);
+			}
+			else {
+				FIRE_TIME.remove();
+			}
+		}
+	}
+
+	/**
 	 * Return the scheduler this one decorates.
 	 * @return the delegate
 	 */

@@ -81,6 +81,7 @@ import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.LeaderElection;
+import io.github.clustersingleton.lease.ScheduledFireTime;
 import io.github.clustersingleton.redis.RedisLeaseBackend;
 import io.github.clustersingleton.redis.SpringDataRedisScriptExecutor;
 import io.lettuce.core.RedisClient;
@@ -609,10 +610,21 @@ public final class HerdBenchmark {
 				// a cron trigger as the scheduler makes it: routed, its slot the fire
 				// time
 				this.bodies.get(node).set(job, body);
-				this.executors.get(node).execute(this.jobs.get(job), true, () -> {
-					body.run();
-					return null;
+				Throwable[] failure = new Throwable[1];
+				ScheduledFireTime.runAt(fire, () -> {
+					try {
+						this.executors.get(node).execute(this.jobs.get(job), true, () -> {
+							body.run();
+							return null;
+						});
+					}
+					catch (Throwable ex) {
+						failure[0] = ex;
+					}
 				});
+				if (failure[0] != null) {
+					throw failure[0];
+				}
 				return;
 			}
 			this.executors.get(node).execute(this.jobs.get(job), fire, RunTrigger.SCHEDULED, () -> {
@@ -1024,7 +1036,8 @@ public final class HerdBenchmark {
 				}
 				for (String ddl : sql.toString().split(";")) {
 					if (!ddl.isBlank()) {
-						statement.execute(ddl.replace("cluster_singleton_lease", LEASE_TABLE)
+						statement.execute(ddl.replace("cluster_singleton_manual_run", "herd_manual_run")
+							.replace("cluster_singleton_lease", LEASE_TABLE)
 							.replace("cluster_singleton_run", RUN_TABLE));
 					}
 				}

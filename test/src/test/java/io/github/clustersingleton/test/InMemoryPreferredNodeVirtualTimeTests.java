@@ -64,6 +64,9 @@ class InMemoryPreferredNodeVirtualTimeTests {
 
 	private final List<String> notPreferred = new CopyOnWriteArrayList<>();
 
+	/** Every claim that reached the store, as node and job. */
+	private final List<String> claims = new CopyOnWriteArrayList<>();
+
 	private final ManualClusterSingletonEngine engine = ManualClusterSingletonEngine.builder()
 		.scheduler(new DeterministicScheduler(this.clock))
 		.owner("node-a")
@@ -150,6 +153,31 @@ class InMemoryPreferredNodeVirtualTimeTests {
 			assertThat(run.node()).isNotEqualTo("node-c");
 		});
 		assertThat(c).isNotNull();
+	}
+
+	@Test
+	void theNextNodeInLineSweepsFirstAndTheOthersFindTheSlotClaimed() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		routed(node("node-c"), "node-c");
+		this.engine.runDueTasks();
+		toNextMinute();
+		// node-c's triggers do not fire: for its jobs node-a is next in line (the live
+		// nodes in order a, b, c, round robin), node-b comes after
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+			b.execute(job, true, body("node-b"));
+		}
+		this.claims.clear();
+		this.engine.advance(SWEEP_DELAY.plusMillis(10));
+		assertThat(this.ran).hasSize(JOBS);
+		assertThat(this.claims).as("claims at the sweep delay")
+			.hasSize(JOBS / 3)
+			.allMatch((claim) -> claim.startsWith("node-a:"));
+		this.engine.advance(SWEEP_DELAY);
+		// node-b read the store at twice the delay and found every slot claimed
+		assertThat(this.claims).hasSize(JOBS / 3);
+		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
 	}
 
 	@Test
@@ -292,6 +320,9 @@ class InMemoryPreferredNodeVirtualTimeTests {
 					Duration duration) {
 				if (result.outcome() == AcquireResult.Outcome.NOT_PREFERRED) {
 					InMemoryPreferredNodeVirtualTimeTests.this.notPreferred.add(node + ":" + job.name());
+				}
+				else {
+					InMemoryPreferredNodeVirtualTimeTests.this.claims.add(node + ":" + job.name());
 				}
 			}
 
