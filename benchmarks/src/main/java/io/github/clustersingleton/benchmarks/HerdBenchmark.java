@@ -186,7 +186,7 @@ public final class HerdBenchmark {
 				: List.of("postgresql", "redis", "mariadb");
 		List<Integer> nodes = ints(System.getProperty("herd.nodes", "3,10,30"));
 		List<Integer> jobs = ints(System.getProperty("herd.jobs", "10,100,500"));
-		List<String> contenders = List.of(System.getProperty("herd.contenders", "ours,leader,shedlock").split(","));
+		List<String> contenders = List.of(System.getProperty("herd.contenders", "ours,unrouted,leader,shedlock").split(","));
 		int ticks = Integer.getInteger("herd.ticks", 3);
 		int threads = Integer.getInteger("herd.threads", 1);
 		Path csv = directory.resolve("herd.csv");
