@@ -127,8 +127,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (default {@code postgresql redis mariadb}). System properties: {@code herd.nodes}
  * ({@code 3,10,30}), {@code herd.jobs} ({@code 10,100,500}), {@code herd.grid.<store>}
  * (pairs such as {@code 3x10,30x500}, instead of the full grid), {@code herd.contenders}
- * ({@code ours,leader,shedlock}), {@code herd.ticks} (measured ticks after one warm-up,
- * {@code 3}), {@code herd.threads} (scheduler threads per node, {@code 1}),
+ * ({@code ours,unrouted,leader,shedlock}), {@code herd.ticks} (measured ticks after one
+ * warm-up, {@code 3}), {@code herd.threads} (scheduler threads per node, {@code 1}),
  * {@code herd.chartsOnly} (redraw the charts from the CSV file only). Rows go into
  * {@code herd.csv}, replacing rows of the same store, contender, N, J and threads; the
  * charts are drawn from the whole file.
@@ -186,7 +186,8 @@ public final class HerdBenchmark {
 				: List.of("postgresql", "redis", "mariadb");
 		List<Integer> nodes = ints(System.getProperty("herd.nodes", "3,10,30"));
 		List<Integer> jobs = ints(System.getProperty("herd.jobs", "10,100,500"));
-		List<String> contenders = List.of(System.getProperty("herd.contenders", "ours,unrouted,leader,shedlock").split(","));
+		List<String> contenders = List
+			.of(System.getProperty("herd.contenders", "ours,unrouted,leader,shedlock").split(","));
 		int ticks = Integer.getInteger("herd.ticks", 3);
 		int threads = Integer.getInteger("herd.threads", 1);
 		Path csv = directory.resolve("herd.csv");
