@@ -38,6 +38,7 @@ import io.github.clustersingleton.LeaseRequest;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -124,7 +125,9 @@ abstract class StoreExclusivityContract extends StoreContractSupport {
 		LeaseInfo after = backend().describe(job).orElseThrow();
 		assertThat(after.holder()).isEqualTo("node-b");
 		assertThat(after.live()).isTrue();
-		assertThat(after.expiresAt()).isEqualTo(before.expiresAt());
+		// untouched: a store that derives the expiry from the key's remaining TTL (Redis)
+		// may read it a millisecond apart; a renewal would move it by minutes
+		assertThat(after.expiresAt()).isCloseTo(before.expiresAt(), within(10, ChronoUnit.MILLIS));
 		assertThat(after.fencingToken()).isEqualTo(b.fencingToken());
 	}
 
