@@ -20,7 +20,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -149,16 +148,6 @@ final class PreferredNodes {
 			return names;
 		});
 		return true;
-	}
-
-	/**
-	 * The owner of the live node that claims {@code jobName} first, or {@code null} when
-	 * this node claims every job itself.
-	 */
-	@Nullable String preferredOwner(String jobName) {
-		List<String> owners = this.live;
-		int preferred = preferredIndex(owners, jobName);
-		return (preferred >= 0) ? owners.get(preferred) : null;
 	}
 
 	private int preferredIndex(List<String> owners, String jobName) {
@@ -295,18 +284,6 @@ final class PreferredNodes {
 		catch (RuntimeException ex) {
 			logger.debug("cluster-singleton could not remove this node's presence entry; it expires", ex);
 		}
-	}
-
-	/**
-	 * Return the live owners as last read.
-	 * @return the owners, sorted
-	 */
-	List<String> liveOwners() {
-		return this.live;
-	}
-
-	Collection<Sweep> pendingSweeps() {
-		return this.skipped.keySet();
 	}
 
 	/**

@@ -233,12 +233,7 @@ final class LeaseCodec {
 		String holder = holder(current);
 		int transitions = (spec != null && spec.getLeaseTransitions() != null) ? spec.getLeaseTransitions() : 0;
 		boolean neverClaimed = annotation(current, RUN_TOKEN) == null;
-		Lease checked = request.overridesPause() ? current
-				: new LeaseBuilder(current).editMetadata()
-					.removeFromAnnotations(PAUSE_ALL_UNCHECKED)
-					.endMetadata()
-					.build();
-		return new LeaseBuilder(checked).editMetadata()
+		Lease claimed = new LeaseBuilder(current).editMetadata()
 			.addToAnnotations(FENCING_TOKEN, Long.toString(fencingToken))
 			.addToAnnotations(LEASE_TOKEN, request.leaseToken())
 			.addToAnnotations(RUN_TOKEN, request.leaseToken())
@@ -256,6 +251,10 @@ final class LeaseCodec {
 			.withLeaseTransitions((request.owner().equals(holder) || neverClaimed) ? transitions : transitions + 1)
 			.endSpec()
 			.build();
+		if (!request.overridesPause()) {
+			claimed.getMetadata().getAnnotations().remove(PAUSE_ALL_UNCHECKED);
+		}
+		return claimed;
 	}
 
 	/**
