@@ -65,6 +65,22 @@ public interface RunLedger {
 	void record(RunRecord run, int maxRuns);
 
 	/**
+	 * Insert or replace the records of several runs, in their order (a later record with
+	 * the same job name and fencing token replaces an earlier one), and keep at most
+	 * {@code maxRuns} records of each of their jobs. The engine sends the records that
+	 * queued up while its previous write was on its way, so that a store that can write
+	 * them together (one statement or script for many) does so; the default records them
+	 * one by one.
+	 * @param runs the records, oldest first
+	 * @param maxRuns how many records of each job to keep
+	 */
+	default void recordAll(List<RunRecord> runs, int maxRuns) {
+		for (RunRecord run : runs) {
+			record(run, maxRuns);
+		}
+	}
+
+	/**
 	 * Mark every run of a job that is still recorded as running and whose fencing token
 	 * is lower than the given one as lost (their nodes died or lost the lease before a
 	 * later claim took the job over). Runs that have ended, and runs with the given

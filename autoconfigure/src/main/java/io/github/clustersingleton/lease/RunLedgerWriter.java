@@ -16,19 +16,35 @@
 
 package io.github.clustersingleton.lease;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes to the run ledger off the runs' threads, in order, on one daemon thread with a
  * bounded queue: a slow or unreachable store delays history, never a run. A write that
  * fails, or finds the queue full, is logged and counted, and the run goes on.
+ * <p>
+ * Writes are sent in groups, the way a database commits in groups: the records that queue
+ * up while a write is on its way go together in the next one
+ * ({@link RunLedger#recordAll}), where a record that replaces an earlier one of the same
+ * run (its end, after its start) is sent alone. A mark of lost runs keeps its place in
+ * the order.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -39,6 +55,11 @@ final class RunLedgerWriter {
 
 	private static final int QUEUE_CAPACITY = 10_000;
 
+	/**
+	 * The most records sent in one write.
+	 */
+	static final int MAX_BATCH = 200;
+
 	private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
 	private final RunLedger ledger;
@@ -46,6 +67,12 @@ final class RunLedgerWriter {
 	private final ExecutorService writer;
 
 	private final Ticker ticker;
+
+	private final Queue<Write> pending = new ConcurrentLinkedQueue<>();
+
+	private final AtomicInteger queued = new AtomicInteger();
+
+	private final AtomicBoolean draining = new AtomicBoolean();
 
 	private final AtomicLong failures = new AtomicLong();
 
@@ -61,7 +88,9 @@ final class RunLedgerWriter {
 		this.ledger = ledger;
 		this.ticker = ticker;
 		this.lastWarning = ticker.nanoTime() - WARN_INTERVAL_NANOS;
-		this.writer = executors.ledgerWriter(QUEUE_CAPACITY, () -> failed("the ledger queue is full", null));
+		// at most one drain is queued at a time: a rejection means the writer is shut
+		// down
+		this.writer = executors.ledgerWriter(QUEUE_CAPACITY, () -> this.draining.set(false));
 	}
 
 	void setMaxRuns(int maxRuns) {
@@ -84,33 +113,108 @@ final class RunLedgerWriter {
 		if (this.ledger == RunLedger.NONE) {
 			return;
 		}
-		int maxRuns = this.maxRuns;
-		submit(() -> this.ledger.record(run, maxRuns), run.jobName());
+		submit(new Write(run, null, 0));
 	}
 
 	void markLostBefore(String jobName, long fencingToken) {
 		if (this.ledger == RunLedger.NONE) {
 			return;
 		}
-		submit(() -> this.ledger.markLostBefore(jobName, fencingToken), jobName);
+		submit(new Write(null, jobName, fencingToken));
 	}
 
-	private void submit(Runnable write, String jobName) {
+	private void submit(Write write) {
 		if (this.writer.isShutdown()) {
 			return;
 		}
-		this.writer.execute(() -> {
-			try {
-				write.run();
-			}
-			catch (RuntimeException ex) {
-				failed("a write for job '" + jobName + "' failed", ex);
-			}
-		});
+		if (this.queued.incrementAndGet() > QUEUE_CAPACITY) {
+			this.queued.decrementAndGet();
+			failed("the ledger queue is full", null, 1);
+			return;
+		}
+		this.pending.add(write);
+		scheduleDrain();
 	}
 
-	private void failed(String what, RuntimeException ex) {
-		this.failures.incrementAndGet();
+	private void scheduleDrain() {
+		if (this.draining.compareAndSet(false, true)) {
+			try {
+				this.writer.execute(this::drain);
+			}
+			catch (RejectedExecutionException ex) {
+				this.draining.set(false);
+			}
+		}
+	}
+
+	private void drain() {
+		try {
+			List<Write> writes = take();
+			while (!writes.isEmpty()) {
+				send(writes);
+				writes = take();
+			}
+		}
+		finally {
+			this.draining.set(false);
+			if (!this.pending.isEmpty() && !this.writer.isShutdown()) {
+				scheduleDrain();
+			}
+		}
+	}
+
+	private List<Write> take() {
+		List<Write> writes = new ArrayList<>();
+		Write write;
+		while (writes.size() < MAX_BATCH && (write = this.pending.poll()) != null) {
+			this.queued.decrementAndGet();
+			writes.add(write);
+		}
+		return writes;
+	}
+
+	private void send(List<Write> writes) {
+		Map<RunKey, RunRecord> records = new LinkedHashMap<>();
+		for (Write write : writes) {
+			RunRecord run = write.run();
+			if (run != null) {
+				records.put(new RunKey(run.jobName(), run.fencingToken()), run);
+			}
+			else {
+				sendRecords(records);
+				records.clear();
+				try {
+					this.ledger.markLostBefore(String.valueOf(write.jobName()), write.fencingToken());
+				}
+				catch (RuntimeException ex) {
+					failed("a write for job '" + write.jobName() + "' failed", ex, 1);
+				}
+			}
+		}
+		sendRecords(records);
+	}
+
+	private void sendRecords(Map<RunKey, RunRecord> records) {
+		if (records.isEmpty()) {
+			return;
+		}
+		List<RunRecord> runs = List.copyOf(records.values());
+		try {
+			if (runs.size() == 1) {
+				this.ledger.record(runs.get(0), this.maxRuns);
+			}
+			else {
+				this.ledger.recordAll(runs, this.maxRuns);
+			}
+		}
+		catch (RuntimeException ex) {
+			failed((runs.size() == 1) ? "a write for job '" + runs.get(0).jobName() + "' failed"
+					: "a write of " + runs.size() + " runs failed", ex, runs.size());
+		}
+	}
+
+	private void failed(String what, @Nullable RuntimeException ex, int lost) {
+		this.failures.addAndGet(lost);
 		long now = this.ticker.nanoTime();
 		if (now - this.lastWarning >= WARN_INTERVAL_NANOS) {
 			this.lastWarning = now;
@@ -130,6 +234,18 @@ final class RunLedgerWriter {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/**
+	 * A queued write: a run's record, or a mark of the runs lost before a fencing token.
+	 */
+	private record Write(@Nullable RunRecord run, @Nullable String jobName, long fencingToken) {
+	}
+
+	/**
+	 * What identifies a run's record in the ledger.
+	 */
+	private record RunKey(String jobName, long fencingToken) {
 	}
 
 }

@@ -109,4 +109,46 @@ public abstract class AbstractLeaseBackendContractTests extends StorePresenceCon
 			.containsEntry(job, start.plusSeconds(7));
 	}
 
+	@Test
+	void theRunLedgerRecordsRunsOfSeveralJobsTogether() {
+		assumeTrue(supportsRecovery());
+		String first = jobName("ledger-batch-a");
+		String second = jobName("ledger-batch-b");
+		RunLedger ledger = backend().runLedger();
+		Instant start = Instant.parse("2026-01-01T10:00:00.123Z");
+		List<RunRecord> runs = new java.util.ArrayList<>();
+		for (int fence = 1; fence <= 5; fence++) {
+			for (String job : List.of(first, second)) {
+				RunRecord running = new RunRecord(job, S1.plusSeconds(60L * fence), 1, fence, "node-a",
+						RunTrigger.SCHEDULED, RunState.RUNNING, start.plusSeconds(fence), null, null);
+				runs.add(running);
+				if (fence != 4 || job.equals(second)) {
+					// the end of a run replaces its start, in the same write
+					runs.add(running.finish((fence == 2) ? RunState.FAILED : RunState.SUCCEEDED,
+							start.plusSeconds(fence + 1),
+							(fence == 2) ? "java.lang.IllegalStateException: boom" : null));
+				}
+			}
+		}
+		ledger.recordAll(runs, 3);
+		List<RunRecord> history = ledger.history(first, 10);
+		assertThat(history).extracting(RunRecord::fencingToken).containsExactly(5L, 4L, 3L);
+		assertThat(history).extracting(RunRecord::state)
+			.containsExactly(RunState.SUCCEEDED, RunState.RUNNING, RunState.SUCCEEDED);
+		assertThat(history.get(1).slot()).isEqualTo(S1.plusSeconds(240));
+		assertThat(history.get(1).startedAt()).isEqualTo(start.plusSeconds(4));
+		assertThat(history.get(1).finishedAt()).isNull();
+		assertThat(history.get(0).finishedAt()).isEqualTo(start.plusSeconds(6));
+		assertThat(ledger.history(second, 10)).extracting(RunRecord::fencingToken).containsExactly(5L, 4L, 3L);
+		ledger.recordAll(List.of(new RunRecord(first, S1.plusSeconds(360), 1, 6, "node-b", RunTrigger.SCHEDULED,
+				RunState.FAILED, start.plusSeconds(6), start.plusSeconds(7), "java.lang.IllegalStateException: again")),
+				3);
+		List<RunRecord> later = ledger.history(first, 10);
+		assertThat(later).extracting(RunRecord::fencingToken).containsExactly(6L, 5L, 4L);
+		assertThat(later.get(0).error()).contains("again");
+		assertThat(later.get(0).owner()).isEqualTo("node-b");
+		assertThat(ledger.lastSuccess(List.of(first, second))).containsEntry(first, start.plusSeconds(6))
+			.containsEntry(second, start.plusSeconds(6));
+	}
+
 }

@@ -18,6 +18,7 @@ package io.github.clustersingleton.jdbc;
 
 import java.time.Instant;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -49,6 +50,27 @@ final class JdbcRunLedger implements RunLedger {
 					statements.runLedger().recordRun(connection, run, maxRuns);
 					return Boolean.TRUE;
 				});
+	}
+
+	@Override
+	public void recordAll(List<RunRecord> runs, int maxRuns) {
+		Assert.notNull(runs, "'runs' must not be null");
+		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
+		// a later record of the same run replaces an earlier one; one statement sends
+		// each once
+		Map<String, RunRecord> latest = new LinkedHashMap<>();
+		for (RunRecord run : runs) {
+			latest.put(run.fencingToken() + ":" + run.jobName(), run);
+		}
+		List<RunRecord> records = List.copyOf(latest.values());
+		for (int from = 0; from < records.size(); from += RunLedgerStatements.MAX_RUNS_PER_STATEMENT) {
+			List<RunRecord> chunk = records.subList(from,
+					Math.min(from + RunLedgerStatements.MAX_RUNS_PER_STATEMENT, records.size()));
+			this.backend.executeOnRunTable("record " + chunk.size() + " runs", (connection, statements) -> {
+				statements.runLedger().recordRuns(connection, chunk, maxRuns);
+				return Boolean.TRUE;
+			});
+		}
 	}
 
 	@Override

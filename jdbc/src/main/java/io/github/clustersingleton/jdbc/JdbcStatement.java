@@ -196,19 +196,18 @@ final class JdbcStatement {
 			for (Object value : values) {
 				if (value instanceof Collection<?> items) {
 					for (Object item : items) {
-						statement.setObject(index++, item);
-					}
-				}
-				else if (value instanceof SqlParameterValue typed) {
-					if (typed.getValue() == null) {
-						statement.setNull(index++, typed.getSqlType());
-					}
-					else {
-						statement.setObject(index++, typed.getValue());
+						if (item instanceof Object[] row) {
+							for (Object column : row) {
+								bind(statement, index++, column);
+							}
+						}
+						else {
+							bind(statement, index++, item);
+						}
 					}
 				}
 				else {
-					statement.setObject(index++, value);
+					bind(statement, index++, value);
 				}
 			}
 			return statement;
@@ -216,6 +215,24 @@ final class JdbcStatement {
 		catch (SQLException | RuntimeException ex) {
 			statement.close();
 			throw ex;
+		}
+	}
+
+	/**
+	 * Bind one parameter; an {@link SqlParameterValue} whose value is {@code null} as SQL
+	 * {@code NULL} of its type.
+	 */
+	private static void bind(PreparedStatement statement, int index, @Nullable Object value) throws SQLException {
+		if (value instanceof SqlParameterValue typed) {
+			if (typed.getValue() == null) {
+				statement.setNull(index, typed.getSqlType());
+			}
+			else {
+				statement.setObject(index, typed.getValue());
+			}
+		}
+		else {
+			statement.setObject(index, value);
 		}
 	}
 

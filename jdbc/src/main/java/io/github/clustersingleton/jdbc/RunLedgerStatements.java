@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
@@ -44,6 +45,12 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  */
 final class RunLedgerStatements {
 
+	/**
+	 * The most run records one statement inserts: ten parameters each, well within every
+	 * platform's limit.
+	 */
+	static final int MAX_RUNS_PER_STATEMENT = 200;
+
 	private final TimeBinding time;
 
 	private final JdbcStatement runProbe;
@@ -51,6 +58,10 @@ final class RunLedgerStatements {
 	private final JdbcStatement runRecord;
 
 	private final JdbcStatement runTrim;
+
+	private final JdbcStatement runRecordBatch;
+
+	private final JdbcStatement runTrimBatch;
 
 	private final JdbcStatement runMarkLost;
 
@@ -70,6 +81,8 @@ final class RunLedgerStatements {
 		this.runProbe = JdbcStatement.load(platform, "run-probe", table, runTable, false);
 		this.runRecord = JdbcStatement.load(platform, "run-record", table, runTable, false);
 		this.runTrim = JdbcStatement.load(platform, "run-trim", table, runTable, false);
+		this.runRecordBatch = JdbcStatement.load(platform, "run-record-batch", table, runTable, true);
+		this.runTrimBatch = JdbcStatement.load(platform, "run-trim-batch", table, runTable, true);
 		this.runMarkLost = JdbcStatement.load(platform, "run-mark-lost", table, runTable, false);
 		this.runHistory = JdbcStatement.load(platform, "run-history", table, runTable, false);
 		this.runLastSuccess = JdbcStatement.load(platform, "run-last-success", table, runTable, true);
@@ -109,6 +122,34 @@ final class RunLedgerStatements {
 		}
 		try (PreparedStatement statement = this.runTrim.prepare(connection,
 				new MapSqlParameterSource("name", run.jobName()).addValue("maxRuns", maxRuns))) {
+			statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * Insert or replace several run records in one statement, then keep the newest
+	 * {@code maxRuns} of each of their jobs in a second one.
+	 * @param connection an auto-commit connection
+	 * @param runs the records, at most one per job and fencing token, and at most
+	 * {@link #MAX_RUNS_PER_STATEMENT}
+	 * @param maxRuns how many records of each job to keep
+	 * @throws SQLException on a database error
+	 */
+	void recordRuns(Connection connection, List<RunRecord> runs, int maxRuns) throws SQLException {
+		List<Object[]> rows = new ArrayList<>(runs.size());
+		Set<String> names = new LinkedHashSet<>();
+		for (RunRecord run : runs) {
+			rows.add(new Object[] { run.jobName(), run.fencingToken(), this.time.bind(run.slot()), run.attempt(),
+					run.owner(), run.trigger().name(), run.state().value(), this.time.bind(run.startedAt()),
+					this.time.bind(run.finishedAt()), new SqlParameterValue(Types.VARCHAR, run.error()) });
+			names.add(run.jobName());
+		}
+		try (PreparedStatement statement = this.runRecordBatch.prepare(connection,
+				new MapSqlParameterSource("runs", rows))) {
+			statement.executeUpdate();
+		}
+		try (PreparedStatement statement = this.runTrimBatch.prepare(connection,
+				new MapSqlParameterSource("names", List.copyOf(names)).addValue("maxRuns", maxRuns))) {
 			statement.executeUpdate();
 		}
 	}

@@ -78,6 +78,12 @@ public enum RedisLeaseScript {
 	RUN_RECORD("run-record.lua"),
 
 	/**
+	 * Insert or replace several runs in their jobs' ledgers (jobs of one hash slot in a
+	 * Redis Cluster) and trim each ledger once.
+	 */
+	RUN_RECORD_BATCH("run-record-batch.lua"),
+
+	/**
 	 * Mark every running run of a job's ledger with a lower fencing token than the given
 	 * one as lost: {@code KEYS} the ledger key; {@code ARGV} fencing token.
 	 */

@@ -17,8 +17,10 @@
 package io.github.clustersingleton.redis;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -64,6 +66,25 @@ final class RedisRunLedger implements RunLedger {
 		Assert.notNull(run, "'run' must not be null");
 		Assert.isTrue(maxRuns >= 0, "'maxRuns' must not be negative");
 		new RunRecordCall(run, maxRuns).send(this.executor, this.keys);
+	}
+
+	/**
+	 * Record the runs with one call of the batch script, and trim each job's ledger once;
+	 * in a Redis Cluster, one call per hash slot of the jobs.
+	 */
+	@Override
+	public void recordAll(List<RunRecord> runs, int maxRuns) {
+		Assert.notNull(runs, "'runs' must not be null");
+		Assert.isTrue(maxRuns >= 0, "'maxRuns' must not be negative");
+		Map<String, List<RunRecord>> byJob = new LinkedHashMap<>();
+		for (RunRecord run : runs) {
+			byJob.computeIfAbsent(run.jobName(), (name) -> new ArrayList<>()).add(run);
+		}
+		this.grouping.forEachGroup(List.copyOf(byJob.keySet()), (group) -> {
+			List<RunRecord> records = new ArrayList<>();
+			group.forEach((name) -> records.addAll(byJob.get(name)));
+			new RunRecordBatchCall(records, maxRuns).send(this.executor, this.keys);
+		}, false);
 	}
 
 	@Override

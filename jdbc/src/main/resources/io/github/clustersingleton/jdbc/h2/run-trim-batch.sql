@@ -1,0 +1,10 @@
+-- Run ledger: keep the :maxRuns newest records (highest fencing tokens) of each of the jobs
+-- :names, reading each job's records once.
+DELETE FROM ${runTable}
+ WHERE (name, fencing_token) IN (SELECT name, fencing_token
+                                   FROM (SELECT name, fencing_token,
+                                                ROW_NUMBER() OVER (PARTITION BY name ORDER BY fencing_token DESC)
+                                                    AS newer
+                                           FROM ${runTable}
+                                          WHERE name IN (:names)) ranked
+                                  WHERE newer > :maxRuns)
