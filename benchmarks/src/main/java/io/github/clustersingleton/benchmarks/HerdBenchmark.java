@@ -114,8 +114,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * {@code CLUSTER_SINGLETON_TEST_REDIS_URL}); Kubernetes ({@code kubernetes}, fabric8's
  * mock API server in CRUD mode in this JVM, without ShedLock, which has no Kubernetes
  * provider) the requests the server answered. Store CPU is the server processes'
- * {@code utime + stime} ({@code /proc}) or Redis {@code used_cpu_*}. The client side
- * counts each node's calls to its backend, its run ledger or its lock provider.
+ * {@code utime + stime} ({@code /proc}) or Redis {@code used_cpu_*}. What the statements
+ * cost the store is read too (see {@link HerdCounters}): PostgreSQL's WAL bytes,
+ * transaction ids and rows touched, MariaDB's rows touched and row lock waits, taken from
+ * the tick of median statements. The client side counts each node's calls to its backend,
+ * its run ledger or its lock provider.
  * <p>
  * The herd's tables live in a database of its own, {@code herd}, created when missing.
  * <p>
@@ -127,7 +130,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * warm-up, {@code 3}), {@code herd.threads} (scheduler threads per node, {@code 1}),
  * {@code herd.chartsOnly} (redraw the charts from the CSV file only). Rows go into
  * {@code herd.csv}, replacing rows of the same store, contender, N, J and threads; the
- * charts are drawn from the whole file.
+ * charts are drawn from the whole file. Rows written before a column existed keep an
+ * empty cell in it.
  *
  * @author cluster-singleton contributors
  */
@@ -171,7 +175,8 @@ public final class HerdBenchmark {
 			"client_calls_per_tick", "client_calls_per_node", "client_calls_max_node", "acquires", "releases",
 			"ledger_writes", "other_calls", "background_calls_per_node_per_min", "runs_per_tick",
 			"duplicate_runs_per_tick", "missed_jobs_per_tick", "delay_p50_ms", "delay_p99_ms", "delay_max_ms",
-			"tick_ms");
+			"tick_ms", "wal_bytes_per_tick", "xids_per_tick", "rows_touched_per_tick", "row_lock_waits_per_tick",
+			"row_lock_time_ms_per_tick");
 
 	private HerdBenchmark() {
 	}
@@ -685,6 +690,8 @@ public final class HerdBenchmark {
 				.toList()
 				.get(ticks.size() / 2);
 			row.put("store_detail", middle.store.detail());
+			// what the statements cost the store, from the same tick as their detail
+			middle.store.work().forEach((column, value) -> row.put(column, format(value)));
 			row.put("evalsha_per_tick", format(median(ticks.stream().map((t) -> (double) t.store.evalsha()).toList())));
 			row.put("store_cpu_ms_per_tick", format(median(ticks.stream().map((t) -> t.store.cpuMillis()).toList())));
 			List<Double> totals = ticks.stream().map((t) -> (double) Arrays.stream(t.perNode).sum()).toList();
@@ -1100,13 +1107,16 @@ public final class HerdBenchmark {
 			sleep(SETTLE_MILLIS);
 			poke();
 			List<Long> costs = new ArrayList<>();
+			List<Map<String, Long>> work = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
 				sleep(SETTLE_MILLIS);
 				HerdCounters.Snapshot before = counters.read();
 				poke();
-				costs.add(counters.read().minus(before, 0).statements());
+				HerdCounters.Delta cost = counters.read().minus(before, 0);
+				costs.add(cost.statements());
+				work.add(cost.work());
 			}
-			System.out.println(this.store + " " + size() + " nodes: one poke costs " + costs);
+			System.out.println(this.store + " " + size() + " nodes: one poke costs " + costs + " " + work);
 			return costs.stream().sorted().toList().get(1);
 		}
 

@@ -36,10 +36,26 @@ import io.lettuce.core.api.sync.RedisCommands;
 /**
  * The store's own counters, read through a connection of their own (for PostgreSQL in
  * another database than the herd's, so that reading does not count).
+ * <p>
+ * Besides the statements, what they cost the store, so that wrapping statements together
+ * cannot look cheaper than it is: on PostgreSQL the WAL bytes written and the transaction
+ * ids consumed, both cluster-wide, and the rows inserted, updated or deleted in the
+ * herd's database ({@code pg_stat_database}, attempts in rolled-back transactions
+ * included); on MariaDB the row lock waits and the time spent in them
+ * ({@code Innodb_row_lock_waits}, {@code Innodb_row_lock_time}) and the rows written,
+ * updated or deleted ({@code Handler_write + Handler_update + Handler_delete}, attempts
+ * included: MariaDB 10.11 has no {@code Innodb_rows_*}), all server-wide.
  *
  * @author cluster-singleton contributors
  */
 final class HerdCounters implements AutoCloseable {
+
+	/** The columns of {@link Delta#work()}, in the order of the CSV file. */
+	static final List<String> WORK_COLUMNS = List.of("wal_bytes_per_tick", "xids_per_tick", "rows_touched_per_tick",
+			"row_lock_waits_per_tick", "row_lock_time_ms_per_tick");
+
+	private static final List<String> MARIADB_WORK = List.of("Innodb_row_lock_waits", "Innodb_row_lock_time",
+			"Handler_write", "Handler_update", "Handler_delete");
 
 	private static final List<String> MARIADB_DETAIL = List.of("Com_select", "Com_insert", "Com_update", "Com_delete",
 			"Com_set_option", "Com_commit", "Com_rollback");
@@ -124,14 +140,25 @@ final class HerdCounters implements AutoCloseable {
 
 	private Snapshot readPostgreSql() throws SQLException, IOException {
 		long transactions;
+		Map<String, Long> work = new LinkedHashMap<>();
 		Map<Long, Long> cpu = new HashMap<>();
 		try (Statement statement = this.connection.createStatement()) {
-			try (ResultSet result = statement
-				.executeQuery("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '"
-						+ HerdBenchmark.DATABASE + "'")) {
+			try (ResultSet result = statement.executeQuery(
+					"SELECT xact_commit + xact_rollback, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database"
+							+ " WHERE datname = '" + HerdBenchmark.DATABASE + "'")) {
 				result.next();
 				transactions = result.getLong(1);
+				work.put("rows", result.getLong(2));
 			}
+			// The insert position, which does not wait for the WAL writer (a commit that
+			// wrote nothing else is not flushed at once), before and after the counter's
+			// own transaction id, whose commit record then falls outside every tick.
+			work.put("wal", walPosition(statement));
+			try (ResultSet result = statement.executeQuery("SELECT pg_current_xact_id()::text::bigint")) {
+				result.next();
+				work.put("xid", result.getLong(1));
+			}
+			work.put("wal_after_xid", walPosition(statement));
 			try (ResultSet result = statement.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = '"
 					+ HerdBenchmark.DATABASE + "' OR backend_type <> 'client backend'")) {
 				while (result.next()) {
@@ -140,17 +167,28 @@ final class HerdCounters implements AutoCloseable {
 				}
 			}
 		}
-		return new Snapshot(Map.of("statements", transactions), cpu, 0);
+		return new Snapshot(Map.of("statements", transactions), work, cpu, 0);
+	}
+
+	private static long walPosition(Statement statement) throws SQLException {
+		try (ResultSet result = statement
+			.executeQuery("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint")) {
+			result.next();
+			return result.getLong(1);
+		}
 	}
 
 	private Snapshot readMariaDb() throws SQLException, IOException {
 		Map<String, Long> values = new LinkedHashMap<>();
+		Map<String, Long> work = new LinkedHashMap<>();
 		try (Statement statement = this.connection.createStatement();
 				ResultSet result = statement.executeQuery("SHOW GLOBAL STATUS WHERE Variable_name IN "
 						+ "('Questions', 'Com_show_status', 'Com_select', 'Com_insert', 'Com_update', "
-						+ "'Com_delete', 'Com_set_option', 'Com_commit', 'Com_rollback')")) {
+						+ "'Com_delete', 'Com_set_option', 'Com_commit', 'Com_rollback', 'Innodb_row_lock_waits', "
+						+ "'Innodb_row_lock_time', 'Handler_write', 'Handler_update', 'Handler_delete')")) {
 			while (result.next()) {
-				values.put(result.getString(1), result.getLong(2));
+				String name = result.getString(1);
+				(MARIADB_WORK.contains(name) ? work : values).put(name, result.getLong(2));
 			}
 		}
 		// the reads of this counter are statements too
@@ -159,7 +197,7 @@ final class HerdCounters implements AutoCloseable {
 		for (long pid : pids("mariadbd")) {
 			cpu.put(pid, cpuTicks(pid));
 		}
-		return new Snapshot(values, cpu, 0);
+		return new Snapshot(values, work, cpu, 0);
 	}
 
 	private Snapshot readRedis() {
@@ -241,10 +279,15 @@ final class HerdCounters implements AutoCloseable {
 	}
 
 	/**
-	 * The counters at one moment: named values ({@code statements} among them), CPU clock
-	 * ticks per server process, or the server's CPU milliseconds.
+	 * The counters at one moment: named values ({@code statements} among them), the
+	 * readings behind {@link #WORK_COLUMNS}, CPU clock ticks per server process, or the
+	 * server's CPU milliseconds.
 	 */
-	record Snapshot(Map<String, Long> values, Map<Long, Long> cpuTicks, double cpuMillis) {
+	record Snapshot(Map<String, Long> values, Map<String, Long> work, Map<Long, Long> cpuTicks, double cpuMillis) {
+
+		Snapshot(Map<String, Long> values, Map<Long, Long> cpuTicks, double cpuMillis) {
+			this(values, Map.of(), cpuTicks, cpuMillis);
+		}
 
 		Delta minus(Snapshot before, long pokeCost) {
 			double cpu = this.cpuMillis - before.cpuMillis;
@@ -267,15 +310,38 @@ final class HerdCounters implements AutoCloseable {
 			}
 			return new Delta(this.values.get("statements") - before.values.get("statements") - pokeCost,
 					this.values.getOrDefault("evalsha", 0L) - before.values.getOrDefault("evalsha", 0L), cpu,
-					detail.toString());
+					detail.toString(), workSince(before));
+		}
+
+		private Map<String, Long> workSince(Snapshot before) {
+			Map<String, Long> work = new LinkedHashMap<>();
+			if (this.work.containsKey("xid")) {
+				// the commit record of the earlier read's own xid is before the tick
+				work.put("wal_bytes_per_tick", this.work.get("wal") - before.work.get("wal_after_xid"));
+				// the later read's own xid is the one after the last the tick consumed
+				work.put("xids_per_tick", this.work.get("xid") - before.work.get("xid") - 1);
+				work.put("rows_touched_per_tick", workDelta(before, "rows"));
+			}
+			else if (this.work.containsKey("Innodb_row_lock_waits")) {
+				work.put("rows_touched_per_tick", workDelta(before, "Handler_write")
+						+ workDelta(before, "Handler_update") + workDelta(before, "Handler_delete"));
+				work.put("row_lock_waits_per_tick", workDelta(before, "Innodb_row_lock_waits"));
+				work.put("row_lock_time_ms_per_tick", workDelta(before, "Innodb_row_lock_time"));
+			}
+			return work;
+		}
+
+		private long workDelta(Snapshot before, String name) {
+			return this.work.get(name) - before.work.get(name);
 		}
 
 	}
 
 	/**
-	 * What the store counted between two snapshots.
+	 * What the store counted between two snapshots; {@code work} by column of
+	 * {@link #WORK_COLUMNS}, without those the store has no counter for.
 	 */
-	record Delta(long statements, long evalsha, double cpuMillis, String detail) {
+	record Delta(long statements, long evalsha, double cpuMillis, String detail, Map<String, Long> work) {
 
 	}
 
