@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
@@ -84,9 +83,6 @@ import io.github.clustersingleton.lease.LeaderElection;
 import io.github.clustersingleton.lease.ScheduledFireTime;
 import io.github.clustersingleton.redis.RedisLeaseBackend;
 import io.github.clustersingleton.redis.SpringDataRedisScriptExecutor;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -118,8 +114,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * {@code CLUSTER_SINGLETON_TEST_REDIS_URL}); Kubernetes ({@code kubernetes}, fabric8's
  * mock API server in CRUD mode in this JVM, without ShedLock, which has no Kubernetes
  * provider) the requests the server answered. Store CPU is the server processes'
- * {@code utime + stime} ({@code /proc}) or Redis {@code used_cpu_*}. The client side
- * counts each node's calls to its backend, its run ledger or its lock provider.
+ * {@code utime + stime} ({@code /proc}) or Redis {@code used_cpu_*}. What the statements
+ * cost the store is read too (see {@link HerdCounters}): PostgreSQL's WAL bytes,
+ * transaction ids and rows touched, MariaDB's rows touched and row lock waits, taken from
+ * the tick of median statements. The client side counts each node's calls to its backend,
+ * its run ledger or its lock provider.
  * <p>
  * The herd's tables live in a database of its own, {@code herd}, created when missing.
  * <p>
@@ -131,7 +130,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * warm-up, {@code 3}), {@code herd.threads} (scheduler threads per node, {@code 1}),
  * {@code herd.chartsOnly} (redraw the charts from the CSV file only). Rows go into
  * {@code herd.csv}, replacing rows of the same store, contender, N, J and threads; the
- * charts are drawn from the whole file.
+ * charts are drawn from the whole file. Rows written before a column existed keep an
+ * empty cell in it.
  *
  * @author cluster-singleton contributors
  */
@@ -165,7 +165,7 @@ public final class HerdBenchmark {
 
 	private static final String KEY_PREFIX = "herd";
 
-	private static final String DATABASE = "herd";
+	static final String DATABASE = "herd";
 
 	private static final long SETTLE_MILLIS = 1100;
 
@@ -175,7 +175,8 @@ public final class HerdBenchmark {
 			"client_calls_per_tick", "client_calls_per_node", "client_calls_max_node", "acquires", "releases",
 			"ledger_writes", "other_calls", "background_calls_per_node_per_min", "runs_per_tick",
 			"duplicate_runs_per_tick", "missed_jobs_per_tick", "delay_p50_ms", "delay_p99_ms", "delay_max_ms",
-			"tick_ms");
+			"tick_ms", "wal_bytes_per_tick", "xids_per_tick", "rows_touched_per_tick", "row_lock_waits_per_tick",
+			"row_lock_time_ms_per_tick");
 
 	private HerdBenchmark() {
 	}
@@ -194,7 +195,7 @@ public final class HerdBenchmark {
 		Map<String, Map<String, String>> rows = readCsv(csv);
 		for (String store : Boolean.getBoolean("herd.chartsOnly") ? List.<String>of() : stores) {
 			Map<Integer, List<Integer>> grid = grid(System.getProperty("herd.grid." + store), nodes, jobs);
-			try (Counters counters = Counters.open(store)) {
+			try (HerdCounters counters = HerdCounters.open(store)) {
 				for (Map.Entry<Integer, List<Integer>> perNodes : grid.entrySet()) {
 					try (Herd herd = Herd.open(store, perNodes.getKey(), threads)) {
 						long pokeCost = herd.calibratePoke(counters);
@@ -396,7 +397,7 @@ public final class HerdBenchmark {
 
 		private final Herd herd;
 
-		private final Counters counters;
+		private final HerdCounters counters;
 
 		private final String contender;
 
@@ -421,7 +422,7 @@ public final class HerdBenchmark {
 
 		private final AtomicLong lastLock = new AtomicLong();
 
-		Measurement(Herd herd, Counters counters, String contender, int jobCount, int ticks, long pokeCost) {
+		Measurement(Herd herd, HerdCounters counters, String contender, int jobCount, int ticks, long pokeCost) {
 			this.herd = herd;
 			this.counters = counters;
 			this.contender = contender;
@@ -512,7 +513,7 @@ public final class HerdBenchmark {
 			int nodes = this.herd.size();
 			sleep(SETTLE_MILLIS);
 			this.herd.poke();
-			Counters.Snapshot before = this.counters.read();
+			HerdCounters.Snapshot before = this.counters.read();
 			long[] callsBefore = callTotals();
 			long[] nodeBefore = this.calls.stream().mapToLong(Calls::total).toArray();
 			Instant earliest = Instant.now().plusMillis(1200);
@@ -562,7 +563,7 @@ public final class HerdBenchmark {
 			awaitLedger();
 			sleep(SETTLE_MILLIS);
 			this.herd.poke();
-			Counters.Snapshot after = this.counters.read();
+			HerdCounters.Snapshot after = this.counters.read();
 			long[] callsAfter = callTotals();
 			if (!measured) {
 				return null;
@@ -689,6 +690,8 @@ public final class HerdBenchmark {
 				.toList()
 				.get(ticks.size() / 2);
 			row.put("store_detail", middle.store.detail());
+			// what the statements cost the store, from the same tick as their detail
+			middle.store.work().forEach((column, value) -> row.put(column, format(value)));
 			row.put("evalsha_per_tick", format(median(ticks.stream().map((t) -> (double) t.store.evalsha()).toList())));
 			row.put("store_cpu_ms_per_tick", format(median(ticks.stream().map((t) -> t.store.cpuMillis()).toList())));
 			List<Double> totals = ticks.stream().map((t) -> (double) Arrays.stream(t.perNode).sum()).toList();
@@ -714,7 +717,7 @@ public final class HerdBenchmark {
 
 	}
 
-	private record Tick(Counters.Delta store, long acquires, long releases, long ledgerWrites, long other,
+	private record Tick(HerdCounters.Delta store, long acquires, long releases, long ledgerWrites, long other,
 			long[] perNode, int runs, int duplicates, int missed, List<Long> delays, double millis) {
 
 		double percentile(double p) {
@@ -937,14 +940,14 @@ public final class HerdBenchmark {
 				}
 				else if (isRedis()) {
 					LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(
-							Counters.redisUri().getHost(), Counters.redisUri().getPort()));
+							HerdCounters.redisUri().getHost(), HerdCounters.redisUri().getPort()));
 					factory.afterPropertiesSet();
 					factory.start();
 					this.factories.add(factory);
 				}
 				else {
 					HikariConfig config = new HikariConfig();
-					config.setJdbcUrl(Counters.jdbcUrl(store, DATABASE));
+					config.setJdbcUrl(HerdCounters.jdbcUrl(store, DATABASE));
 					config.setMaximumPoolSize(POOL_SIZE);
 					config.setMinimumIdle(POOL_SIZE);
 					config.setPoolName("herd-node-" + i);
@@ -1097,20 +1100,23 @@ public final class HerdBenchmark {
 		 * @param counters the store's counters
 		 * @return the statements one poke adds
 		 */
-		long calibratePoke(Counters counters) {
+		long calibratePoke(HerdCounters counters) {
 			if (!"postgresql".equals(this.store)) {
 				return 0;
 			}
 			sleep(SETTLE_MILLIS);
 			poke();
 			List<Long> costs = new ArrayList<>();
+			List<Map<String, Long>> work = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
 				sleep(SETTLE_MILLIS);
-				Counters.Snapshot before = counters.read();
+				HerdCounters.Snapshot before = counters.read();
 				poke();
-				costs.add(counters.read().minus(before, 0).statements());
+				HerdCounters.Delta cost = counters.read().minus(before, 0);
+				costs.add(cost.statements());
+				work.add(cost.work());
 			}
-			System.out.println(this.store + " " + size() + " nodes: one poke costs " + costs);
+			System.out.println(this.store + " " + size() + " nodes: one poke costs " + costs + " " + work);
 			return costs.stream().sorted().toList().get(1);
 		}
 
@@ -1126,256 +1132,10 @@ public final class HerdBenchmark {
 	}
 
 	/**
-	 * The store's own counters, read through a connection of their own (for PostgreSQL in
-	 * another database than the herd's, so that reading does not count).
-	 */
-	private static final class Counters implements AutoCloseable {
-
-		private static final List<String> MARIADB_DETAIL = List.of("Com_select", "Com_insert", "Com_update",
-				"Com_delete", "Com_set_option", "Com_commit", "Com_rollback");
-
-		private final String store;
-
-		private Connection connection;
-
-		private RedisClient redisClient;
-
-		private StatefulRedisConnection<String, String> redisConnection;
-
-		private RedisCommands<String, String> redis;
-
-		private Counters(String store) throws SQLException {
-			this.store = store;
-			if ("kubernetes".equals(store)) {
-				KubernetesApi.get();
-			}
-			else if ("redis".equals(store)) {
-				this.redisClient = RedisClient.create(redisUri().toString());
-				this.redisConnection = this.redisClient.connect();
-				this.redis = this.redisConnection.sync();
-			}
-			else if ("postgresql".equals(store)) {
-				this.connection = java.sql.DriverManager.getConnection(jdbcUrl(store, "postgres"));
-				try (Statement statement = this.connection.createStatement();
-						ResultSet result = statement
-							.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")) {
-					if (!result.next()) {
-						statement.execute("CREATE DATABASE " + DATABASE);
-					}
-				}
-			}
-			else {
-				this.connection = java.sql.DriverManager.getConnection(jdbcUrl(store, ""));
-				try (Statement statement = this.connection.createStatement()) {
-					statement.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
-				}
-			}
-		}
-
-		static Counters open(String store) throws SQLException {
-			return new Counters(store);
-		}
-
-		static java.net.URI redisUri() {
-			String url = System.getenv("CLUSTER_SINGLETON_TEST_REDIS_URL");
-			return java.net.URI.create((url != null && !url.isBlank()) ? url : "redis://127.0.0.1:6379");
-		}
-
-		static String jdbcUrl(String store, String database) {
-			return switch (store) {
-				case "postgresql" -> "jdbc:postgresql://127.0.0.1:5432/" + database + "?user=postgres";
-				case "mariadb" -> "jdbc:mariadb://127.0.0.1:3306/" + database + "?user=root&password=";
-				default -> throw new IllegalArgumentException("Unknown store '" + store + "'");
-			};
-		}
-
-		String describe() {
-			return switch (this.store) {
-				case "postgresql" -> "pg_stat_database xact_commit+xact_rollback";
-				case "mariadb" -> "Questions";
-				case "kubernetes" -> "API requests";
-				default -> "INFO commandstats calls incl. commands inside scripts";
-			};
-		}
-
-		Snapshot read() {
-			try {
-				return switch (this.store) {
-					case "postgresql" -> readPostgreSql();
-					case "mariadb" -> readMariaDb();
-					case "kubernetes" -> KubernetesApi.get().read();
-					default -> readRedis();
-				};
-			}
-			catch (SQLException | IOException ex) {
-				throw new IllegalStateException("Could not read the counters of " + this.store, ex);
-			}
-		}
-
-		private Snapshot readPostgreSql() throws SQLException, IOException {
-			long transactions;
-			Map<Long, Long> cpu = new HashMap<>();
-			try (Statement statement = this.connection.createStatement()) {
-				try (ResultSet result = statement
-					.executeQuery("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '"
-							+ DATABASE + "'")) {
-					result.next();
-					transactions = result.getLong(1);
-				}
-				try (ResultSet result = statement.executeQuery("SELECT pid FROM pg_stat_activity WHERE datname = '"
-						+ DATABASE + "' OR backend_type <> 'client backend'")) {
-					while (result.next()) {
-						long pid = result.getLong(1);
-						cpu.put(pid, cpuTicks(pid));
-					}
-				}
-			}
-			return new Snapshot(Map.of("statements", transactions), cpu, 0);
-		}
-
-		private Snapshot readMariaDb() throws SQLException, IOException {
-			Map<String, Long> values = new LinkedHashMap<>();
-			try (Statement statement = this.connection.createStatement();
-					ResultSet result = statement.executeQuery("SHOW GLOBAL STATUS WHERE Variable_name IN "
-							+ "('Questions', 'Com_show_status', 'Com_select', 'Com_insert', 'Com_update', "
-							+ "'Com_delete', 'Com_set_option', 'Com_commit', 'Com_rollback')")) {
-				while (result.next()) {
-					values.put(result.getString(1), result.getLong(2));
-				}
-			}
-			// the reads of this counter are statements too
-			values.put("statements", values.get("Questions") - values.get("Com_show_status"));
-			Map<Long, Long> cpu = new HashMap<>();
-			for (long pid : pids("mariadbd")) {
-				cpu.put(pid, cpuTicks(pid));
-			}
-			return new Snapshot(values, cpu, 0);
-		}
-
-		private Snapshot readRedis() {
-			Map<String, Long> values = new LinkedHashMap<>();
-			long total = 0;
-			long evalsha = 0;
-			for (String line : this.redis.info("commandstats").split("\r?\n")) {
-				if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
-					String command = line.substring("cmdstat_".length(), line.indexOf(':'));
-					String calls = line.substring(line.indexOf("calls=") + 6);
-					long count = Long.parseLong(calls.substring(0, calls.indexOf(',')));
-					total += count;
-					if ("evalsha".equals(command)) {
-						evalsha = count;
-					}
-					values.put(command, count);
-				}
-			}
-			values.put("statements", total);
-			values.put("evalsha", evalsha);
-			double cpuSeconds = 0;
-			for (String line : this.redis.info("cpu").split("\r?\n")) {
-				if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-					cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-				}
-			}
-			return new Snapshot(values, Map.of(), cpuSeconds * 1000);
-		}
-
-		private static List<Long> pids(String name) throws IOException {
-			List<Long> pids = new ArrayList<>();
-			try (var stream = Files.list(Path.of("/proc"))) {
-				for (Path process : stream.toList()) {
-					String file = process.getFileName().toString();
-					if (file.chars().allMatch(Character::isDigit)) {
-						try {
-							String comm = Files.readString(process.resolve("comm")).trim();
-							if (comm.equals(name)) {
-								pids.add(Long.parseLong(file));
-							}
-						}
-						catch (IOException ex) {
-							// gone
-						}
-					}
-				}
-			}
-			return pids;
-		}
-
-		/**
-		 * A process's {@code utime + stime}, in clock ticks (10 ms), or -1 if unknown.
-		 */
-		private static long cpuTicks(long pid) {
-			try {
-				String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-				String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-				// fields 14 and 15 of stat, counted from the state (field 3) here
-				return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-			}
-			catch (IOException | RuntimeException ex) {
-				return -1;
-			}
-		}
-
-		@Override
-		public void close() throws Exception {
-			if (this.connection != null) {
-				this.connection.close();
-			}
-			if (this.redisConnection != null) {
-				this.redisConnection.close();
-				this.redisClient.shutdown();
-			}
-			if ("kubernetes".equals(this.store)) {
-				// its threads would keep the JVM running
-				KubernetesApi.stop();
-			}
-		}
-
-		/**
-		 * The counters at one moment: named values ({@code statements} among them), CPU
-		 * clock ticks per server process, or the server's CPU milliseconds.
-		 */
-		record Snapshot(Map<String, Long> values, Map<Long, Long> cpuTicks, double cpuMillis) {
-
-			Delta minus(Snapshot before, long pokeCost) {
-				double cpu = this.cpuMillis - before.cpuMillis;
-				for (Map.Entry<Long, Long> process : this.cpuTicks.entrySet()) {
-					Long earlier = before.cpuTicks.get(process.getKey());
-					if (earlier != null && earlier >= 0 && process.getValue() >= 0) {
-						cpu += (process.getValue() - earlier) * 10.0;
-					}
-				}
-				StringBuilder detail = new StringBuilder();
-				for (Map.Entry<String, Long> value : this.values.entrySet()) {
-					String name = value.getKey();
-					if (!name.equals("statements") && !name.equals("Questions") && !name.equals("Com_show_status")
-							&& (MARIADB_DETAIL.contains(name) || !name.startsWith("Com_"))) {
-						long delta = value.getValue() - before.values.getOrDefault(name, 0L);
-						if (delta != 0) {
-							detail.append((detail.length() > 0) ? " " : "").append(name).append('=').append(delta);
-						}
-					}
-				}
-				return new Delta(this.values.get("statements") - before.values.get("statements") - pokeCost,
-						this.values.getOrDefault("evalsha", 0L) - before.values.getOrDefault("evalsha", 0L), cpu,
-						detail.toString());
-			}
-
-		}
-
-		/**
-		 * What the store counted between two snapshots.
-		 */
-		record Delta(long statements, long evalsha, double cpuMillis, String detail) {
-
-		}
-
-	}
-
-	/**
 	 * The Kubernetes API server of the herd: fabric8's mock server in CRUD mode, in this
 	 * JVM, counting the requests it answers by method.
 	 */
-	private static final class KubernetesApi {
+	static final class KubernetesApi {
 
 		static final String NAMESPACE = "herd";
 
@@ -1417,7 +1177,7 @@ public final class HerdBenchmark {
 			}
 		}
 
-		Counters.Snapshot read() {
+		HerdCounters.Snapshot read() {
 			Map<String, Long> values = new TreeMap<>();
 			long total = 0;
 			for (Map.Entry<String, AtomicLong> method : this.requests.entrySet()) {
@@ -1425,7 +1185,7 @@ public final class HerdBenchmark {
 				total += method.getValue().get();
 			}
 			values.put("statements", total);
-			return new Counters.Snapshot(values, Map.of(), 0);
+			return new HerdCounters.Snapshot(values, Map.of(), 0);
 		}
 
 	}
