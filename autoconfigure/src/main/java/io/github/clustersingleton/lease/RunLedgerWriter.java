@@ -40,11 +40,11 @@ import org.jspecify.annotations.Nullable;
  * bounded queue: a slow or unreachable store delays history, never a run. A write that
  * fails, or finds the queue full, is logged and counted, and the run goes on.
  * <p>
- * Writes are sent in groups, the way a database commits in groups: the records that queue
- * up while a write is on its way go together in the next one
- * ({@link RunLedger#recordAll}), where a record that replaces an earlier one of the same
- * run (its end, after its start) is sent alone. A mark of lost runs keeps its place in
- * the order.
+ * Writes are sent in groups: the records that queue up within a moment
+ * ({@link EngineExecutors#ledgerLinger()}) of the first, or while a write is on its way,
+ * go together in the next one ({@link RunLedger#recordAll}), where a record that replaces
+ * an earlier one of the same run (its end, after its start) is sent alone. A mark of lost
+ * runs keeps its place in the order.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -67,6 +67,8 @@ final class RunLedgerWriter {
 	private final ExecutorService writer;
 
 	private final Ticker ticker;
+
+	private final long lingerMillis;
 
 	private final Queue<Write> pending = new ConcurrentLinkedQueue<>();
 
@@ -91,6 +93,7 @@ final class RunLedgerWriter {
 		// at most one drain is queued at a time: a rejection means the writer is shut
 		// down
 		this.writer = executors.ledgerWriter(QUEUE_CAPACITY, () -> this.draining.set(false));
+		this.lingerMillis = executors.ledgerLinger().toMillis();
 	}
 
 	void setMaxRuns(int maxRuns) {
@@ -149,9 +152,11 @@ final class RunLedgerWriter {
 
 	private void drain() {
 		try {
+			linger();
 			List<Write> writes = take();
 			while (!writes.isEmpty()) {
 				send(writes);
+				linger();
 				writes = take();
 			}
 		}
@@ -159,6 +164,21 @@ final class RunLedgerWriter {
 			this.draining.set(false);
 			if (!this.pending.isEmpty() && !this.writer.isShutdown()) {
 				scheduleDrain();
+			}
+		}
+	}
+
+	/**
+	 * Give the writes that follow the first a moment to join it, unless a full group is
+	 * already waiting.
+	 */
+	private void linger() {
+		if (this.lingerMillis > 0 && this.queued.get() < MAX_BATCH) {
+			try {
+				Thread.sleep(this.lingerMillis);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
 			}
 		}
 	}

@@ -15,6 +15,7 @@
  */
 package io.github.clustersingleton.lease;
 
+import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,6 +35,11 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 final class StandardEngineExecutors implements EngineExecutors {
 
 	static final StandardEngineExecutors INSTANCE = new StandardEngineExecutors();
+
+	/**
+	 * How long the run-ledger writer waits for more writes to join the first.
+	 */
+	static final Duration LEDGER_LINGER = Duration.ofMillis(100);
 
 	private StandardEngineExecutors() {
 	}
@@ -71,6 +77,11 @@ final class StandardEngineExecutors implements EngineExecutors {
 	public ExecutorService ledgerWriter(int queueCapacity, Runnable whenFull) {
 		return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(queueCapacity),
 				daemonThreads("cluster-singleton-ledger-"), (task, executor) -> whenFull.run());
+	}
+
+	@Override
+	public Duration ledgerLinger() {
+		return LEDGER_LINGER;
 	}
 
 	/**

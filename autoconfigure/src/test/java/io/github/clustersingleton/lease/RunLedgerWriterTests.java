@@ -75,6 +75,16 @@ class RunLedgerWriterTests {
 	}
 
 	@Test
+	void recordsQueuedWithinTheLingerOfTheFirstGoWithIt() {
+		this.writer.record(run("a", 1, RunState.RUNNING));
+		this.writer.record(run("b", 1, RunState.RUNNING));
+		this.writer.record(run("a", 1, RunState.SUCCEEDED));
+		this.firstWriteMayEnd.countDown();
+		awaitWrites(1);
+		assertThat(this.writes).containsExactly("recordAll [a#1 succeeded, b#1 running]");
+	}
+
+	@Test
 	void aMarkOfLostRunsKeepsItsPlaceInTheOrder() throws InterruptedException {
 		this.writer.record(run("x", 1, RunState.RUNNING));
 		assertThat(this.firstWriteStarted.await(5, TimeUnit.SECONDS)).isTrue();

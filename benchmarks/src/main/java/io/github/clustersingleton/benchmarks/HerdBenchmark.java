@@ -784,6 +784,18 @@ public final class HerdBenchmark {
 				}
 
 				@Override
+				public void recordAll(List<RunRecord> runs, int maxRuns) {
+					// one call, however many runs it carries: the store counters show
+					// what it cost
+					try {
+						target.recordAll(runs, maxRuns);
+					}
+					finally {
+						calls.ledgerWrites.incrementAndGet();
+					}
+				}
+
+				@Override
 				public void markLostBefore(String jobName, long fencingToken) {
 					try {
 						target.markLostBefore(jobName, fencingToken);
