@@ -64,7 +64,7 @@
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at',
-  'recover_at', 'paused_at', 'all_paused_at')
+  'recover_at', 'paused_at', 'all_paused_at', 'fence')
 local last_slot = meta[1]
 local overrides_pause = ARGV[14] == '1'
 local paused = not overrides_pause and (meta[7] ~= false or meta[8] ~= false)
@@ -156,20 +156,55 @@ else
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', ARGV[2], 'acquired_at', string.format('%.0f', now))
 redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
-redis.call('HSET', KEYS[2], 'run_token', ARGV[2])
-redis.call('HDEL', KEYS[2], 'recover_at')
+-- the meta hash in one HSET and at most one HDEL (of the fields the HMGET above found):
+-- the fence is raised from the value read above, which no command since has changed
+-- (as HINCRBY would raise it; a value HINCRBY would refuse, or one too large for a Lua
+-- number to hold exactly, is left to HINCRBY, which fails on it as before)
+local fence = nil
+local stored_fence = meta[9]
+if stored_fence == false then
+  fence = 1
+else
+  local n = tonumber(stored_fence)
+  if n and n >= 0 and n < 9007199254740991 and string.format('%.0f', n) == stored_fence then
+    fence = n + 1
+  end
+end
+local fields = {'run_token', ARGV[2]}
+local absent = {}
+if meta[6] then
+  absent[#absent + 1] = 'recover_at'
+end
 if not recovery and slot ~= '' then
-  redis.call('HSET', KEYS[2], 'last_slot', slot)
+  fields[#fields + 1] = 'last_slot'
+  fields[#fields + 1] = slot
   last_slot = slot
   if not is_pending then
-    redis.call('HSET', KEYS[2], 'run_slot', slot, 'attempt', '1', 'run_state', 'running')
-    redis.call('HDEL', KEYS[2], 'retry_at')
+    fields[#fields + 1] = 'run_slot'
+    fields[#fields + 1] = slot
+    fields[#fields + 1] = 'attempt'
+    fields[#fields + 1] = '1'
+    fields[#fields + 1] = 'run_state'
+    fields[#fields + 1] = 'running'
+    if meta[5] then
+      absent[#absent + 1] = 'retry_at'
+    end
     meta[2] = slot
     meta[3] = '1'
     meta[4] = 'running'
   end
 end
-local fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
+if fence then
+  fields[#fields + 1] = 'fence'
+  fields[#fields + 1] = string.format('%.0f', fence)
+end
+redis.call('HSET', KEYS[2], unpack(fields))
+if #absent > 0 then
+  redis.call('HDEL', KEYS[2], unpack(absent))
+end
+if not fence then
+  fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
+end
 if not active then
   return {1, fence, now}
 end
