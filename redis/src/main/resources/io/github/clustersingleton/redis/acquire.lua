@@ -25,6 +25,11 @@
 --          policy), which neither pause refuses (missing: '0')
 -- KEYS[3]  optional: the pause-all hash <prefix>:controls (paused_at, ...), passed where
 --          it shares the server with the job's keys (not in a Redis Cluster)
+-- KEYS[4]  optional, only with KEYS[3]: the claims index <prefix>:claims, a sorted set of
+--          job names scored by the slot (epoch ms) each one's last first claim of a slot
+--          wrote into last_slot; the preferred-node sweep reads it
+--          (claimed-since-index.lua) instead of every job's meta hash
+-- ARGV[15] the job name, its member in KEYS[4] (read only with KEYS[4])
 --
 -- Work is pending on the row (predicate P, evaluated on the row as it is before the
 -- claim, false while run_slot is unset) when
@@ -48,6 +53,15 @@
 -- it (recover_at = now + ARGV[12]) and fails; a claim, first or recovery, takes it over
 -- only at or after recover_at, and fails meanwhile, as while the lease is live.
 -- Every successful claim sets run_token to its lease token and clears recover_at.
+-- A first claim of a slot, in the same script as it writes last_slot = slot, also sets
+-- the job's score in the claims index KEYS[4] to that slot (ZADD, which may lower a
+-- score: so the score is the job's last_slot right after every such claim). As last_slot
+-- never decreases, a score is never above the job's last_slot (unless the meta hash was
+-- deleted by hand, see docs/redis.md): the index may say a slot is not claimed when it
+-- is (last_slot raised by another script, or by a version that did not write the index),
+-- never that it is claimed when it is not. An index that cannot be written (a key of
+-- another type) is skipped: it is only a hint. A recovery claim, or a claim without a
+-- slot, leaves it alone (last_slot does not move).
 -- A paused job (the meta hash's paused_at, or all_paused_at that a pause of every job
 -- marked, or the pause-all hash KEYS[3]'s paused_at) is not claimed: every claim, first
 -- or recovery, is refused with {2, last_slot or '', now} before any other check (a
@@ -204,6 +218,9 @@ if #absent > 0 then
 end
 if not fence then
   fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
+end
+if KEYS[4] and not recovery and slot ~= '' then
+  redis.pcall('ZADD', KEYS[4], slot, ARGV[15])
 end
 if not active then
   return {1, fence, now}
