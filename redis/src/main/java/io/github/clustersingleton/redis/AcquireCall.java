@@ -38,8 +38,9 @@ import static io.github.clustersingleton.redis.RedisReplies.millis;
  *
  * @param request the acquisition
  * @param ttlMillis the TTL in milliseconds
- * @param withPauseAll whether the pause-all key is passed, so that the claim checks the
- * pause of every job atomically (not in a Redis Cluster, where it lives on another slot)
+ * @param withPauseAll whether the pause-all key and the claims index are passed, so that
+ * the claim checks the pause of every job atomically and a claim of a slot records it in
+ * the index (not in a Redis Cluster, where both live on other slots)
  * @param pauseAllChecked whether the caller read the pause-all key and found no pause,
  * for a job never claimed before, without the pause-all key
  * @author cluster-singleton contributors
@@ -72,7 +73,8 @@ record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll,
 		if (!this.withPauseAll) {
 			return keys.leaseAndMeta(this.request.jobName());
 		}
-		return List.of(keys.lease(this.request.jobName()), keys.meta(this.request.jobName()), keys.controls());
+		return List.of(keys.lease(this.request.jobName()), keys.meta(this.request.jobName()), keys.controls(),
+				keys.claims());
 	}
 
 	@Override
@@ -83,7 +85,7 @@ record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll,
 				flag(policy.recoverLost()), flag(policy.recoverFailed()), Integer.toString(policy.maxAttempts()),
 				flag(policy.catchUp()), millis(this.request.previousSlot()), flag(this.request.recovery()),
 				Long.toString(this.request.recoveryGrace().toMillis()), flag(this.pauseAllChecked),
-				flag(this.request.overridesPause()));
+				flag(this.request.overridesPause()), this.request.jobName());
 	}
 
 	/**

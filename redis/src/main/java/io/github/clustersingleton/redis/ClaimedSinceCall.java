@@ -24,23 +24,35 @@ import static io.github.clustersingleton.redis.RedisReplies.asLong;
 import static io.github.clustersingleton.redis.RedisReplies.millis;
 
 /**
- * A call of {@code claimed-since.lua}: which of several jobs (in a Redis Cluster, of one
- * hash slot) were claimed for a slot or a later one.
+ * A call of {@code claimed-since.lua}, which reads the meta hashes of several jobs (in a
+ * Redis Cluster, of one hash slot), or of {@code claimed-since-index.lua}, which reads
+ * the claims index (not in a Redis Cluster): which of the jobs were claimed for a slot or
+ * a later one.
  *
  * @param jobNames the jobs
  * @param slot the slot
+ * @param indexed whether to read the claims index (one {@code ZMSCORE} for all jobs)
+ * rather than every job's meta hash
  * @author cluster-singleton contributors
  */
-record ClaimedSinceCall(List<String> jobNames, Instant slot) implements RedisScriptCall<List<String>> {
+record ClaimedSinceCall(List<String> jobNames, Instant slot, boolean indexed) implements RedisScriptCall<List<String>> {
 
 	@Override
 	public RedisLeaseScript script() {
-		return RedisLeaseScript.CLAIMED_SINCE;
+		return this.indexed ? RedisLeaseScript.CLAIMED_SINCE_INDEX : RedisLeaseScript.CLAIMED_SINCE;
 	}
 
+	/**
+	 * Return the meta hashes of the jobs, after the claims index when it is read: the
+	 * script reads them only before Redis 6.2, and passing them makes a Redis Cluster
+	 * refuse the call ({@code CROSSSLOT}) rather than answer from an index it lacks.
+	 */
 	@Override
 	public List<String> keys(RedisKeys keys) {
-		List<String> list = new ArrayList<>(this.jobNames.size());
+		List<String> list = new ArrayList<>(this.jobNames.size() + 1);
+		if (this.indexed) {
+			list.add(keys.claims());
+		}
 		for (String jobName : this.jobNames) {
 			list.add(keys.meta(jobName));
 		}
@@ -49,7 +61,13 @@ record ClaimedSinceCall(List<String> jobNames, Instant slot) implements RedisScr
 
 	@Override
 	public List<String> args() {
-		return List.of(millis(this.slot));
+		if (!this.indexed) {
+			return List.of(millis(this.slot));
+		}
+		List<String> args = new ArrayList<>(this.jobNames.size() + 1);
+		args.add(millis(this.slot));
+		args.addAll(this.jobNames);
+		return args;
 	}
 
 	/**

@@ -100,6 +100,16 @@ final class RedisKeys {
 	}
 
 	/**
+	 * Return the key of the claims index, {@code <prefix>:claims}: a sorted set of job
+	 * names, each scored by the slot its last first claim of a slot wrote into its meta
+	 * hash's {@code last_slot}, outside a Redis Cluster only.
+	 * @return the key
+	 */
+	String claims() {
+		return this.prefix + ":claims";
+	}
+
+	/**
 	 * Return the key of the presence entries of the live nodes, {@code <prefix>:nodes}.
 	 * @return the key
 	 */

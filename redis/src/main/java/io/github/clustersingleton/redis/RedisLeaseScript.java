@@ -40,7 +40,8 @@ public enum RedisLeaseScript {
 	 * {@code ARGV} owner, lease token, TTL in milliseconds, slot in epoch milliseconds or
 	 * {@code ''}, slot tolerance in milliseconds, then the claim policy (recoverLost,
 	 * recoverFailed, maxAttempts, catchUp), the previous slot or {@code ''}, the recovery
-	 * flag and the recovery grace in milliseconds.
+	 * flag and the recovery grace in milliseconds. Outside a Redis Cluster also the
+	 * pause-all key and the claims index, which a claim of a slot updates.
 	 */
 	ACQUIRE("acquire.lua"),
 
@@ -187,7 +188,14 @@ public enum RedisLeaseScript {
 	 * Which jobs were claimed for a slot or later: {@code KEYS} their meta hashes;
 	 * {@code ARGV} the slot in epoch milliseconds.
 	 */
-	CLAIMED_SINCE("claimed-since.lua");
+	CLAIMED_SINCE("claimed-since.lua"),
+
+	/**
+	 * Which jobs were claimed for a slot or later, from the claims index (not in a Redis
+	 * Cluster): {@code KEYS} the claims index, then the jobs' meta hashes (read only
+	 * before Redis 6.2); {@code ARGV} the slot in epoch milliseconds, then the job names.
+	 */
+	CLAIMED_SINCE_INDEX("claimed-since-index.lua");
 
 	private final String fileName;
 

@@ -30,9 +30,9 @@ import org.springframework.util.Assert;
 /**
  * {@link NodePresence} of the {@link RedisLeaseBackend}: the live nodes in one sorted
  * set, {@code <prefix>:nodes}, scored by each entry's expiry on the server's clock; and
- * the sweep's read of the jobs' last claimed slots from their meta hashes, one script
- * call (one per hash slot in a Redis Cluster). Both are scripts that read or write one
- * key each, as the rest of the backend.
+ * the sweep's read of the jobs' last claimed slots, from the claims index
+ * {@code <prefix>:claims} that every first claim of a slot updates (one script call), or
+ * in a Redis Cluster from the jobs' meta hashes (one call per hash slot).
  *
  * @author cluster-singleton contributors
  */
@@ -63,14 +63,40 @@ final class RedisNodePresence implements NodePresence {
 		new NodeLeaveCall(owner).send(this.executor, this.keys);
 	}
 
+	/**
+	 * Read which jobs were claimed for the slot or later: outside a Redis Cluster from
+	 * the claims index, one {@code ZMSCORE} in one call for all jobs (per 1000 jobs); in
+	 * a Redis Cluster, where the first such call is refused ({@code CROSSSLOT}), from the
+	 * jobs' meta hashes, one call per hash slot.
+	 */
 	@Override
 	public Set<String> claimedSince(Collection<String> jobNames, Instant slot) {
 		Assert.notNull(jobNames, "'jobNames' must not be null");
 		Assert.notNull(slot, "'slot' must not be null");
 		List<String> names = jobNames.stream().distinct().toList();
 		Set<String> claimed = new HashSet<>();
+		if (names.isEmpty()) {
+			return claimed;
+		}
+		if (!this.grouping.perSlot()) {
+			try {
+				for (List<String> chunk : ClusterSlotGrouping.chunks(names)) {
+					claimed.addAll(new ClaimedSinceCall(chunk, slot, true).execute(this.executor, this.keys));
+				}
+				return claimed;
+			}
+			catch (RuntimeException ex) {
+				if (!RedisErrors.isCrossSlot(ex)) {
+					throw ex;
+				}
+				// refused before the script ran: a Redis Cluster, which has no index
+				this.grouping.crossSlot();
+				claimed.clear();
+			}
+		}
 		this.grouping.forEachGroup(names,
-				(group) -> claimed.addAll(new ClaimedSinceCall(group, slot).execute(this.executor, this.keys)), false);
+				(group) -> claimed.addAll(new ClaimedSinceCall(group, slot, false).execute(this.executor, this.keys)),
+				false);
 		return claimed;
 	}
 

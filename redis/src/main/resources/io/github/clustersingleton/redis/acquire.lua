@@ -25,6 +25,11 @@
 --          policy), which neither pause refuses (missing: '0')
 -- KEYS[3]  optional: the pause-all hash <prefix>:controls (paused_at, ...), passed where
 --          it shares the server with the job's keys (not in a Redis Cluster)
+-- KEYS[4]  optional, only with KEYS[3]: the claims index <prefix>:claims, a sorted set of
+--          job names scored by the slot (epoch ms) each one's last first claim of a slot
+--          wrote into last_slot; the preferred-node sweep reads it
+--          (claimed-since-index.lua) instead of every job's meta hash
+-- ARGV[15] the job name, its member in KEYS[4] (read only with KEYS[4])
 --
 -- Work is pending on the row (predicate P, evaluated on the row as it is before the
 -- claim, false while run_slot is unset) when
@@ -48,6 +53,15 @@
 -- it (recover_at = now + ARGV[12]) and fails; a claim, first or recovery, takes it over
 -- only at or after recover_at, and fails meanwhile, as while the lease is live.
 -- Every successful claim sets run_token to its lease token and clears recover_at.
+-- A first claim of a slot, in the same script as it writes last_slot = slot, also sets
+-- the job's score in the claims index KEYS[4] to that slot (ZADD, which may lower a
+-- score: so the score is the job's last_slot right after every such claim). As last_slot
+-- never decreases, a score is never above the job's last_slot (unless the meta hash was
+-- deleted by hand, see docs/redis.md): the index may say a slot is not claimed when it
+-- is (last_slot raised by another script, or by a version that did not write the index),
+-- never that it is claimed when it is not. An index that cannot be written (a key of
+-- another type) is skipped: it is only a hint. A recovery claim, or a claim without a
+-- slot, leaves it alone (last_slot does not move).
 -- A paused job (the meta hash's paused_at, or all_paused_at that a pause of every job
 -- marked, or the pause-all hash KEYS[3]'s paused_at) is not claimed: every claim, first
 -- or recovery, is refused with {2, last_slot or '', now} before any other check (a
@@ -64,7 +78,7 @@
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local meta = redis.call('HMGET', KEYS[2], 'last_slot', 'run_slot', 'attempt', 'run_state', 'retry_at',
-  'recover_at', 'paused_at', 'all_paused_at')
+  'recover_at', 'paused_at', 'all_paused_at', 'fence')
 local last_slot = meta[1]
 local overrides_pause = ARGV[14] == '1'
 local paused = not overrides_pause and (meta[7] ~= false or meta[8] ~= false)
@@ -156,20 +170,58 @@ else
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', ARGV[2], 'acquired_at', string.format('%.0f', now))
 redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
-redis.call('HSET', KEYS[2], 'run_token', ARGV[2])
-redis.call('HDEL', KEYS[2], 'recover_at')
+-- the meta hash in one HSET and at most one HDEL (of the fields the HMGET above found):
+-- the fence is raised from the value read above, which no command since has changed
+-- (as HINCRBY would raise it; a value HINCRBY would refuse, or one too large for a Lua
+-- number to hold exactly, is left to HINCRBY, which fails on it as before)
+local fence = nil
+local stored_fence = meta[9]
+if stored_fence == false then
+  fence = 1
+else
+  local n = tonumber(stored_fence)
+  if n and n >= 0 and n < 9007199254740991 and string.format('%.0f', n) == stored_fence then
+    fence = n + 1
+  end
+end
+local fields = {'run_token', ARGV[2]}
+local absent = {}
+if meta[6] then
+  absent[#absent + 1] = 'recover_at'
+end
 if not recovery and slot ~= '' then
-  redis.call('HSET', KEYS[2], 'last_slot', slot)
+  fields[#fields + 1] = 'last_slot'
+  fields[#fields + 1] = slot
   last_slot = slot
   if not is_pending then
-    redis.call('HSET', KEYS[2], 'run_slot', slot, 'attempt', '1', 'run_state', 'running')
-    redis.call('HDEL', KEYS[2], 'retry_at')
+    fields[#fields + 1] = 'run_slot'
+    fields[#fields + 1] = slot
+    fields[#fields + 1] = 'attempt'
+    fields[#fields + 1] = '1'
+    fields[#fields + 1] = 'run_state'
+    fields[#fields + 1] = 'running'
+    if meta[5] then
+      absent[#absent + 1] = 'retry_at'
+    end
     meta[2] = slot
     meta[3] = '1'
     meta[4] = 'running'
   end
 end
-local fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
+if fence then
+  fields[#fields + 1] = 'fence'
+  fields[#fields + 1] = string.format('%.0f', fence)
+end
+redis.call('HSET', KEYS[2], unpack(fields))
+if #absent > 0 then
+  redis.call('HDEL', KEYS[2], unpack(absent))
+end
+if not fence then
+  fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
+end
+if KEYS[4] and not recovery and slot ~= '' then
+  redis.pcall('ZADD', KEYS[4], slot, ARGV[15])
+end
 if not active then
   return {1, fence, now}
 end

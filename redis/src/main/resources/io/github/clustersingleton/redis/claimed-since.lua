@@ -1,5 +1,7 @@
 -- cluster-singleton: which of several jobs were claimed for a cron slot or a later one,
--- in one call (in a Redis Cluster, jobs of one hash slot). Writes nothing.
+-- in one call (in a Redis Cluster, jobs of one hash slot). Writes nothing. Used in a
+-- Redis Cluster, where the claims index is not kept; elsewhere claimed-since-index.lua
+-- reads the index instead of every job's meta hash.
 --
 -- KEYS[i]  the meta hash {<prefix>:<name>}:meta of the i-th job
 -- ARGV[1]  the slot in epoch milliseconds

@@ -29,6 +29,9 @@
 -- time when it was before it, and the holder records how the run ends; start-run.lua
 -- refuses a slot before run_slot, so the holder's sequence starts no run of a slot that
 -- passed while paused.
+-- Moving last_slot leaves the claims index <prefix>:claims (see acquire.lua) as it is:
+-- a score may lag behind last_slot, which only makes the preferred-node sweep claim a
+-- slot that the claim then finds done; only a score ahead of last_slot could lose a slot.
 -- Returns {1, time} when a pause was cleared, else {0, time}: time is now, or for the
 -- pause-all hash the resume time described above.
 local time = redis.call('TIME')

@@ -43,19 +43,29 @@ end
 local state = ARGV[3] or ''
 local recorded = 1
 if state ~= '' then
-  if lease[1] == ARGV[1] or redis.call('HGET', KEYS[2], 'run_token') == ARGV[1] then
+  -- one read of the meta hash: the run's token and fence, and which fields an HDEL finds
+  local meta = redis.call('HMGET', KEYS[2], 'run_token', 'fence', 'retry_at', 'recover_at')
+  if lease[1] == ARGV[1] or meta[1] == ARGV[1] then
     local run_fence = tonumber(ARGV[5] or '')
-    if run_fence and tonumber(redis.call('HGET', KEYS[2], 'fence')) ~= run_fence then
+    if run_fence and tonumber(meta[2]) ~= run_fence then
       -- a later run under this token has started: nothing of this run left to record
       state = ''
     end
     if state == 'succeeded' then
       redis.call('HSET', KEYS[2], 'run_state', 'succeeded')
-      redis.call('HDEL', KEYS[2], 'retry_at', 'recover_at')
+      if meta[3] and meta[4] then
+        redis.call('HDEL', KEYS[2], 'retry_at', 'recover_at')
+      elseif meta[3] then
+        redis.call('HDEL', KEYS[2], 'retry_at')
+      elseif meta[4] then
+        redis.call('HDEL', KEYS[2], 'recover_at')
+      end
     elseif state == 'failed' then
       redis.call('HSET', KEYS[2], 'run_state', 'failed', 'retry_at',
         string.format('%.0f', clock() + (tonumber(ARGV[4]) or 0)))
-      redis.call('HDEL', KEYS[2], 'recover_at')
+      if meta[4] then
+        redis.call('HDEL', KEYS[2], 'recover_at')
+      end
     end
   else
     recorded = 0

@@ -13,6 +13,9 @@
 -- not expired by this server's clock, and a release removes or replaces the token):
 -- fence + 1, run_slot = slot, attempt, run_state = 'running', no retry_at, no recover_at,
 -- and last_slot = max(last_slot, slot); run_token stays this lease's token.
+-- The claims index <prefix>:claims (see acquire.lua) is not written: a score may lag
+-- behind last_slot, which only makes the preferred-node sweep claim a slot that the claim
+-- then finds done; only a score ahead of last_slot could lose a slot.
 -- Refused, writing nothing, while the job is paused (the meta hash's paused_at, or
 -- all_paused_at that a pause of every job marked, or the pause-all hash KEYS[3]'s
 -- paused_at), as acquire.lua refuses a claim: a sequence of recovery and catch-up runs

@@ -80,6 +80,7 @@ import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -179,6 +180,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			if (this.admin != null) {
 				for (String prefix : this.keyPrefixes) {
 					deleteKeys("{" + prefix + ":" + jobNamePrefix() + "*");
+					removeClaims(prefix + ":claims");
 				}
 				this.admin.delete(this.isolatedPrefix + ":controls");
 			}
@@ -187,6 +189,20 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			while (!this.resources.isEmpty()) {
 				this.resources.pop().close();
 			}
+		}
+	}
+
+	/**
+	 * Remove this class's jobs from a claims index that other test classes may share.
+	 */
+	private void removeClaims(String key) {
+		List<Object> members = new ArrayList<>();
+		try (Cursor<ZSetOperations.TypedTuple<String>> cursor = this.admin.opsForZSet()
+			.scan(key, ScanOptions.scanOptions().match(jobNamePrefix() + "*").count(1000).build())) {
+			cursor.forEachRemaining((tuple) -> members.add(tuple.getValue()));
+		}
+		if (!members.isEmpty()) {
+			this.admin.opsForZSet().remove(key, members.toArray());
 		}
 	}
 
