@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,8 +45,10 @@ import org.springframework.core.log.LogMessage;
  * ({@link NodePresence#claimedSince}) which of the jobs it skipped for that slot were
  * claimed, and claims the others as it would have at the fire time: the next node in line
  * after the preferred one {@link #sweepDelay} after the fire time, the others twice that,
- * so that a late preferred node costs one more claim, not one per node. The claim decides
- * who runs the slot, as without routing; routing only decides who asks first.
+ * so that a late preferred node costs one more claim, not one per node. A sweep that
+ * finds the preferred node still claiming the slot's other jobs gives it another delay
+ * ({@link #look}). The claim decides who runs the slot, as without routing; routing only
+ * decides who asks first.
  * <p>
  * The live nodes come from the store's presence entries, renewed every third of the lease
  * TTL ({@link #heartbeat}), on a thread of their own that also runs the sweeps. A sweep
@@ -62,6 +65,12 @@ import org.springframework.core.log.LogMessage;
 final class PreferredNodes {
 
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
+
+	/**
+	 * How many times at most a sweep looks at a slot's jobs whose preferred node is still
+	 * claiming the slot's other jobs, a sweep delay apart, before it claims them anyway.
+	 */
+	static final int MAX_LOOKS = 8;
 
 	private final NodePresence presence;
 
@@ -221,12 +230,25 @@ final class PreferredNodes {
 			scheduleSweep(background, sweep);
 			return;
 		}
-		Instant slot = sweep.slot();
 		Set<String> jobs = this.skipped.remove(sweep);
 		if (jobs == null || jobs.isEmpty()) {
 			return;
 		}
+		look(sweep, jobs, 1);
+	}
+
+	/**
+	 * Look which of the jobs skipped here for a slot were claimed, and claim the others,
+	 * except those of a preferred node still at work on the slot: one that claimed some
+	 * of them since the last look (the first look: any of its jobs skipped here) is
+	 * claiming its jobs in turn, late but alive, and is given another sweep delay, up to
+	 * {@value #MAX_LOOKS} looks. A preferred node that claimed none of them since the
+	 * last look (dead, cut off, or done without them) has its jobs claimed at once.
+	 */
+	private void look(Sweep sweep, Set<String> jobs, int look) {
+		Instant slot = sweep.slot();
 		Set<String> claimed;
+		boolean answered = true;
 		try {
 			claimed = this.presence.claimedSince(jobs, slot);
 		}
@@ -235,14 +257,44 @@ final class PreferredNodes {
 			logger.debug("cluster-singleton could not read which jobs were claimed for slot " + slot
 					+ "; claiming every job skipped for it", ex);
 			claimed = Set.of();
+			answered = false;
 		}
-		for (String name : jobs) {
-			if (!claimed.contains(name)) {
-				logger.debug(LogMessage.of(() -> "cluster-singleton claims job '" + name + "' for slot " + slot
-						+ ": its preferred node did not within " + this.sweepDelay.multipliedBy(sweep.tier())));
-				this.monitor.claimSkippedSlot(name, slot);
+		List<String> owners = this.live;
+		Set<String> atWork = new HashSet<>();
+		for (String name : claimed) {
+			String preferred = preferredOwner(owners, name);
+			if (preferred != null) {
+				atWork.add(preferred);
 			}
 		}
+		Set<String> later = new HashSet<>();
+		for (String name : jobs) {
+			if (claimed.contains(name)) {
+				continue;
+			}
+			if (answered && look < MAX_LOOKS && atWork.contains(preferredOwner(owners, name))) {
+				later.add(name);
+				continue;
+			}
+			logger.debug(LogMessage.of(() -> "cluster-singleton claims job '" + name + "' for slot " + slot
+					+ ": its preferred node did not within " + this.sweepDelay.multipliedBy(sweep.tier() + look - 1)));
+			this.monitor.claimSkippedSlot(name, slot);
+		}
+		ScheduledExecutorService background = this.background;
+		if (!later.isEmpty() && background != null) {
+			try {
+				background.schedule(() -> look(sweep, later, look + 1), this.sweepDelay.toMillis(),
+						TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// shutting down: nothing more is claimed
+			}
+		}
+	}
+
+	private @Nullable String preferredOwner(List<String> owners, String jobName) {
+		int preferred = preferredIndex(owners, jobName);
+		return (preferred >= 0) ? owners.get(preferred) : null;
 	}
 
 	/**

@@ -116,9 +116,9 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		// the run ledger's writes, behind the runs
 		this.engine.runDueTasks();
 		long triggerOperations = this.engine.store().getOperationCount() - operations;
-		// the preferred node's claim, release and two ledger writes, nothing from the
-		// others
-		assertThat(triggerOperations).isEqualTo(JOBS * 4L);
+		// the preferred node's claim and release, and the run's record in the ledger
+		// (its start and end went in one write), nothing from the others
+		assertThat(triggerOperations).isEqualTo(JOBS * 3L);
 		long beforeSweeps = this.engine.store().getOperationCount();
 		this.engine.advance(SWEEP_DELAY.plusMillis(10));
 		// one read by each node (each skipped the jobs of the other two), and no claim:
@@ -153,6 +153,59 @@ class InMemoryPreferredNodeVirtualTimeTests {
 			assertThat(run.node()).isNotEqualTo("node-c");
 		});
 		assertThat(c).isNotNull();
+	}
+
+	@Test
+	void aPreferredNodeStillClaimingItsJobsIsGivenAnotherSweepDelay() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		ClusterSingletonExecutor c = routed(node("node-c"), "node-c");
+		this.engine.runDueTasks();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+			b.execute(job, true, body("node-b"));
+		}
+		List<JobDefinition> ofC = this.jobs.stream()
+			.filter((job) -> this.ran.stream().noneMatch((run) -> run.job().equals(job.name())))
+			.toList();
+		assertThat(ofC).hasSize(JOBS / 3);
+		// node-c is late: it claims its jobs one by one, the second only after the
+		// first sweep's look, and then stops
+		assertThat(c.execute(ofC.get(0), true, body("node-c"))).isTrue();
+		this.claims.clear();
+		this.engine.advance(SWEEP_DELAY.plusMillis(10));
+		assertThat(this.claims).as("claims at the first look, while node-c is at work").isEmpty();
+		assertThat(c.execute(ofC.get(1), true, body("node-c"))).isTrue();
+		this.claims.clear();
+		this.engine.advance(SWEEP_DELAY);
+		assertThat(this.claims).as("claims at the second look, node-c having claimed one more").isEmpty();
+		this.engine.advance(SWEEP_DELAY);
+		// no progress since: the rest of node-c's jobs are claimed, and each runs once
+		assertThat(this.claims).isNotEmpty()
+			.allMatch(
+					(claim) -> ofC.subList(2, ofC.size()).stream().anyMatch((job) -> claim.endsWith(":" + job.name())));
+		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
+		assertThat(this.ran).allSatisfy((run) -> assertThat(run.slot()).isEqualTo(slot));
+		assertThat(this.ran.stream().filter((run) -> run.node().equals("node-c"))).hasSize(2);
+	}
+
+	@Test
+	void aPreferredNodeThatClaimedNoneOfItsJobsIsSweptAtTheFirstLook() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		routed(node("node-c"), "node-c");
+		this.engine.runDueTasks();
+		toNextMinute();
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+			b.execute(job, true, body("node-b"));
+		}
+		this.claims.clear();
+		this.engine.advance(SWEEP_DELAY.plusMillis(10));
+		assertThat(this.claims).hasSize(JOBS / 3);
+		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
 	}
 
 	@Test
