@@ -242,8 +242,10 @@ final class PreferredNodes {
 	 * except those of a preferred node still at work on the slot: one that claimed some
 	 * of them since the last look (the first look: any of its jobs skipped here) is
 	 * claiming its jobs in turn, late but alive, and is given another sweep delay, up to
-	 * {@value #MAX_LOOKS} looks. A preferred node that claimed none of them since the
-	 * last look (dead, cut off, or done without them) has its jobs claimed at once.
+	 * {@value #MAX_LOOKS} looks, and never past two delays before the job's next fire
+	 * time (a claim of the next slot would refuse this one). A preferred node that
+	 * claimed none of them since the last look (dead, cut off, or done without them) has
+	 * its jobs claimed at once.
 	 */
 	private void look(Sweep sweep, Set<String> jobs, int look) {
 		Instant slot = sweep.slot();
@@ -272,7 +274,8 @@ final class PreferredNodes {
 			if (claimed.contains(name)) {
 				continue;
 			}
-			if (answered && look < MAX_LOOKS && atWork.contains(preferredOwner(owners, name))) {
+			if (answered && look < MAX_LOOKS && atWork.contains(preferredOwner(owners, name))
+					&& !nextSlotSoon(name, slot)) {
 				later.add(name);
 				continue;
 			}
@@ -290,6 +293,20 @@ final class PreferredNodes {
 				// shutting down: nothing more is claimed
 			}
 		}
+	}
+
+	/**
+	 * Whether the job fires again after {@code slot} within two sweep delays: a look put
+	 * off now could then come after the next slot was claimed, which refuses this one.
+	 */
+	private boolean nextSlotSoon(String jobName, Instant slot) {
+		RegisteredJob registered = this.monitor.registered(jobName);
+		CronSlotSchedule schedule = (registered != null) ? registered.job().schedule() : null;
+		if (schedule == null) {
+			return true;
+		}
+		Instant horizon = this.clock.instant().plus(this.sweepDelay.multipliedBy(2));
+		return !horizon.isAfter(slot) || schedule.slotsBetween(slot, horizon, 1).total() > 0;
 	}
 
 	private @Nullable String preferredOwner(List<String> owners, String jobName) {

@@ -162,8 +162,16 @@ final class RunLedgerWriter {
 		}
 		finally {
 			this.draining.set(false);
-			if (!this.pending.isEmpty() && !this.writer.isShutdown()) {
-				scheduleDrain();
+			if (!this.pending.isEmpty()) {
+				if (this.writer.isShutdown()) {
+					// queued as this drain ended, and no drain can be scheduled any more
+					for (List<Write> writes = take(); !writes.isEmpty(); writes = take()) {
+						send(writes);
+					}
+				}
+				else {
+					scheduleDrain();
+				}
 			}
 		}
 	}

@@ -47,6 +47,13 @@ public final class ConnectionRunner {
 	 */
 	private static final String SERIALIZATION_FAILURE = "40001";
 
+	/**
+	 * PostgreSQL's SQL state of a statement chosen as the victim of a deadlock, rolled
+	 * back whole, so sent again like a serialization failure (MySQL and MariaDB report
+	 * theirs as {@value #SERIALIZATION_FAILURE}).
+	 */
+	private static final String DEADLOCK_DETECTED = "40P01";
+
 	private static final int MAX_ATTEMPTS = 3;
 
 	private static final SQLExceptionTranslator TRANSLATOR = new SQLExceptionSubclassTranslator();
@@ -121,7 +128,8 @@ public final class ConnectionRunner {
 				return run(context, action);
 			}
 			catch (SQLException ex) {
-				if (attempt >= MAX_ATTEMPTS || !SERIALIZATION_FAILURE.equals(ex.getSQLState())) {
+				if (attempt >= MAX_ATTEMPTS || !(SERIALIZATION_FAILURE.equals(ex.getSQLState())
+						|| DEADLOCK_DETECTED.equals(ex.getSQLState()))) {
 					throw failure.apply(ex);
 				}
 			}

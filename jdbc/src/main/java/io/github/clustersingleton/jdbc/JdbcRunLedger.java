@@ -18,6 +18,7 @@ package io.github.clustersingleton.jdbc;
 
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +63,14 @@ final class JdbcRunLedger implements RunLedger {
 		for (RunRecord run : runs) {
 			latest.put(run.fencingToken() + ":" + run.jobName(), run);
 		}
-		List<RunRecord> records = List.copyOf(latest.values());
+		// in the order of the table's key, as every node sends them: two nodes writing
+		// records of the same runs (a paused slot's, which every node writes) lock the
+		// rows
+		// in the same order and cannot deadlock
+		List<RunRecord> records = latest.values()
+			.stream()
+			.sorted(Comparator.comparing(RunRecord::jobName).thenComparingLong(RunRecord::fencingToken))
+			.toList();
 		for (int from = 0; from < records.size(); from += RunLedgerStatements.MAX_RUNS_PER_STATEMENT) {
 			List<RunRecord> chunk = records.subList(from,
 					Math.min(from + RunLedgerStatements.MAX_RUNS_PER_STATEMENT, records.size()));

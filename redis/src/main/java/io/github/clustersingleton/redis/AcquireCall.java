@@ -43,10 +43,17 @@ import static io.github.clustersingleton.redis.RedisReplies.millis;
  * the index (not in a Redis Cluster, where both live on other slots)
  * @param pauseAllChecked whether the caller read the pause-all key and found no pause,
  * for a job never claimed before, without the pause-all key
+ * @param withClaimsIndex whether the claims index is passed too (only with the pause-all
+ * key; not when the server refused the index's key to this client, see
+ * {@link ClusterSlotGrouping#claimsIndex()})
  * @author cluster-singleton contributors
  */
-record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll,
-		boolean pauseAllChecked) implements RedisScriptCall<AcquireCall.Reply>, GrantingCall {
+record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll, boolean pauseAllChecked,
+		boolean withClaimsIndex) implements RedisScriptCall<AcquireCall.Reply>, GrantingCall {
+
+	AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll, boolean pauseAllChecked) {
+		this(request, ttlMillis, withPauseAll, pauseAllChecked, withPauseAll);
+	}
 
 	@Override
 	public String jobName() {
@@ -72,6 +79,9 @@ record AcquireCall(LeaseRequest request, long ttlMillis, boolean withPauseAll,
 	public List<String> keys(RedisKeys keys) {
 		if (!this.withPauseAll) {
 			return keys.leaseAndMeta(this.request.jobName());
+		}
+		if (!this.withClaimsIndex) {
+			return List.of(keys.lease(this.request.jobName()), keys.meta(this.request.jobName()), keys.controls());
 		}
 		return List.of(keys.lease(this.request.jobName()), keys.meta(this.request.jobName()), keys.controls(),
 				keys.claims());

@@ -59,6 +59,8 @@ final class ClusterSlotGrouping {
 	 */
 	private volatile boolean perSlot;
 
+	private volatile boolean claimsIndex = true;
+
 	ClusterSlotGrouping(RedisKeys keys) {
 		this.keys = keys;
 	}
@@ -201,6 +203,30 @@ final class ClusterSlotGrouping {
 	 */
 	boolean perSlot() {
 		return this.perSlot;
+	}
+
+	/**
+	 * Return whether claims write, and sweeps read, the claims index
+	 * ({@code <prefix>:claims}): until the server refused its key to this client once (an
+	 * ACL that lists only the keys of an earlier version).
+	 * @return whether the claims index is used
+	 */
+	boolean claimsIndex() {
+		return this.claimsIndex;
+	}
+
+	/**
+	 * Stop using the claims index after the server refused its key ({@code NOPERM}):
+	 * claims no longer record their slots there, and sweeps read each job's meta hash.
+	 */
+	void noClaimsIndex() {
+		if (this.claimsIndex) {
+			this.claimsIndex = false;
+			logger.warn("cluster-singleton: Redis refused the key of the claims index to this client (NOPERM: "
+					+ "an ACL without it); claims no longer record their slots there, and the preferred-node "
+					+ "sweeps read each job instead. Grant the key " + this.keys.claims()
+					+ " to this client to use the index");
+		}
 	}
 
 	/**

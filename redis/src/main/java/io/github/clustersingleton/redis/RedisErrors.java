@@ -48,6 +48,16 @@ final class RedisErrors {
 		return contains(ex, "CROSSSLOT");
 	}
 
+	/**
+	 * Return whether an exception reports that the server refused a key, a command or a
+	 * channel to this client's user ({@code NOPERM}, Redis ACLs).
+	 * @param ex the exception
+	 * @return whether it reports {@code NOPERM}
+	 */
+	static boolean isNoPermission(Throwable ex) {
+		return contains(ex, "NOPERM");
+	}
+
 	private static boolean contains(Throwable ex, String code) {
 		@Nullable Throwable candidate = ex;
 		for (int depth = 0; candidate != null && depth < 10; depth++) {

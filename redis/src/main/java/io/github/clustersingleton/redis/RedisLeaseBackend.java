@@ -278,12 +278,21 @@ public class RedisLeaseBackend implements LeaseBackend {
 			reply = acquire(request, withPauseAll, false);
 		}
 		catch (RuntimeException ex) {
-			if (!withPauseAll || !RedisErrors.isCrossSlot(ex)) {
+			if (withPauseAll && this.grouping.claimsIndex() && RedisErrors.isNoPermission(ex)) {
+				// refused before the script ran, and the key of the pause of every job
+				// was
+				// granted to earlier versions: the index's is not
+				this.grouping.noClaimsIndex();
+				reply = acquire(request, true, false);
+			}
+			else if (withPauseAll && RedisErrors.isCrossSlot(ex)) {
+				// refused before the script ran: nothing was written
+				this.grouping.crossSlot();
+				reply = acquire(request, false, false);
+			}
+			else {
 				throw ex;
 			}
-			// refused before the script ran: nothing was written
-			this.grouping.crossSlot();
-			reply = acquire(request, false, false);
 		}
 		if (!reply.checkPauseAll()) {
 			return reply;
@@ -300,7 +309,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	private AcquireCall.Reply acquire(LeaseRequest request, boolean withPauseAll, boolean pauseAllChecked) {
 		return this.replicaWait
-			.execute(new AcquireCall(request, ttlMillis(request.ttl()), withPauseAll, pauseAllChecked), request.ttl())
+			.execute(new AcquireCall(request, ttlMillis(request.ttl()), withPauseAll, pauseAllChecked,
+					withPauseAll && this.grouping.claimsIndex()), request.ttl())
 			.reply();
 	}
 

@@ -78,7 +78,7 @@ final class RedisNodePresence implements NodePresence {
 		if (names.isEmpty()) {
 			return claimed;
 		}
-		if (!this.grouping.perSlot()) {
+		if (!this.grouping.perSlot() && this.grouping.claimsIndex()) {
 			try {
 				for (List<String> chunk : ClusterSlotGrouping.chunks(names)) {
 					claimed.addAll(new ClaimedSinceCall(chunk, slot, true).execute(this.executor, this.keys));
@@ -86,11 +86,17 @@ final class RedisNodePresence implements NodePresence {
 				return claimed;
 			}
 			catch (RuntimeException ex) {
-				if (!RedisErrors.isCrossSlot(ex)) {
+				if (RedisErrors.isNoPermission(ex)) {
+					// an ACL without the index's key: each job is read instead
+					this.grouping.noClaimsIndex();
+				}
+				else if (RedisErrors.isCrossSlot(ex)) {
+					// refused before the script ran: a Redis Cluster, which has no index
+					this.grouping.crossSlot();
+				}
+				else {
 					throw ex;
 				}
-				// refused before the script ran: a Redis Cluster, which has no index
-				this.grouping.crossSlot();
 				claimed.clear();
 			}
 		}

@@ -168,22 +168,24 @@ else
     return {0, '', last_slot or '', now}
   end
 end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', ARGV[2], 'acquired_at', string.format('%.0f', now))
-redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
--- the meta hash in one HSET and at most one HDEL (of the fields the HMGET above found):
--- the fence is raised from the value read above, which no command since has changed
--- (as HINCRBY would raise it; a value HINCRBY would refuse, or one too large for a Lua
--- number to hold exactly, is left to HINCRBY, which fails on it as before)
+-- the fence is raised from the value read above, which no command since has changed, as
+-- HINCRBY would raise it. Only a plain decimal of at most 15 digits (which a Lua number
+-- holds exactly) is raised here; any other value is left to HINCRBY, sent before anything
+-- else is written, so that a value HINCRBY refuses fails the claim with nothing written.
 local fence = nil
+local fence_written = false
 local stored_fence = meta[9]
 if stored_fence == false then
   fence = 1
+elseif stored_fence == '0' or (#stored_fence <= 15 and string.match(stored_fence, '^[1-9]%d*$')) then
+  fence = tonumber(stored_fence) + 1
 else
-  local n = tonumber(stored_fence)
-  if n and n >= 0 and n < 9007199254740991 and string.format('%.0f', n) == stored_fence then
-    fence = n + 1
-  end
+  fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
+  fence_written = true
 end
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', ARGV[2], 'acquired_at', string.format('%.0f', now))
+redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
+-- the meta hash in one HSET and at most one HDEL (of the fields the HMGET above found)
 local fields = {'run_token', ARGV[2]}
 local absent = {}
 if meta[6] then
@@ -208,16 +210,13 @@ if not recovery and slot ~= '' then
     meta[4] = 'running'
   end
 end
-if fence then
+if not fence_written then
   fields[#fields + 1] = 'fence'
   fields[#fields + 1] = string.format('%.0f', fence)
 end
 redis.call('HSET', KEYS[2], unpack(fields))
 if #absent > 0 then
   redis.call('HDEL', KEYS[2], unpack(absent))
-end
-if not fence then
-  fence = redis.call('HINCRBY', KEYS[2], 'fence', 1)
 end
 if KEYS[4] and not recovery and slot ~= '' then
   redis.pcall('ZADD', KEYS[4], slot, ARGV[15])
