@@ -652,7 +652,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 
 	@Test
 	void findPendingAndLastSuccessMakeOneCallPerSlotInACluster() {
-		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		CrossSlotRefusingExecutor cluster = new CrossSlotRefusingExecutor(this.executor, this::serverError);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
 		ClaimPolicy policy = new ClaimPolicy(true, false, 3, false);
 		Map<String, ClaimPolicy> jobs = new LinkedHashMap<>();
@@ -690,7 +690,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 
 	@Test
 	void renewalFallsBackToOneCallPerSlotWhenTheServerRefusesCrossSlotCalls() {
-		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		CrossSlotRefusingExecutor cluster = new CrossSlotRefusingExecutor(this.executor, this::serverError);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
 		// acquired on a backend of its own: a claim through the emulated cluster would
 		// already switch to one call per slot (its pause-of-every-job key is on another
@@ -710,7 +710,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 
 	@Test
 	void inARedisClusterAPauseOfEveryJobRefusesTheClaimsOfKnownAndUnseenJobs() {
-		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		CrossSlotRefusingExecutor cluster = new CrossSlotRefusingExecutor(this.executor, this::serverError);
 		String prefix = "cs-test-" + UUID.randomUUID().toString().substring(0, 8);
 		this.keyPrefixes.add(prefix);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster, prefix);
@@ -743,7 +743,7 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 
 	@Test
 	void oneFailingShardLeavesTheOthersRenewedOrLostAtOnce() {
-		ClusterEmulatingExecutor cluster = new ClusterEmulatingExecutor(this.executor);
+		CrossSlotRefusingExecutor cluster = new CrossSlotRefusingExecutor(this.executor, this::serverError);
 		RedisLeaseBackend clustered = new RedisLeaseBackend(cluster);
 		List<HeldLease> leases = acquireOnThreeSlots(clustered, "shard");
 		// the first lease is on a healthy shard, the second on one that stops answering,
@@ -908,63 +908,6 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 			}
 			String value = this.config.get(parameter);
 			return (value != null) ? Map.of(parameter, value) : this.delegate.getConfig(parameter);
-		}
-
-	}
-
-	/**
-	 * The real executor, refusing calls whose keys span several hash slots as a Redis
-	 * Cluster does.
-	 */
-	private final class ClusterEmulatingExecutor implements RedisScriptExecutor {
-
-		final AtomicLong calls = new AtomicLong();
-
-		final AtomicLong refused = new AtomicLong();
-
-		/** A hash slot whose node does not answer, or -1. */
-		volatile int failingSlot = -1;
-
-		/** Whether no node answers. */
-		volatile boolean failAll;
-
-		private final RedisScriptExecutor delegate;
-
-		ClusterEmulatingExecutor(RedisScriptExecutor delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public List<Object> execute(RedisLeaseScript script, List<String> keys, List<String> args) {
-			this.calls.incrementAndGet();
-			if (keys.stream().map(SlotHash::getSlot).distinct().count() > 1) {
-				this.refused.incrementAndGet();
-				throw serverError("CROSSSLOT Keys in request don't hash to the same slot");
-			}
-			if (this.failAll || (!keys.isEmpty() && SlotHash.getSlot(keys.get(0)) == this.failingSlot)) {
-				throw new IllegalStateException("shard down (simulated)");
-			}
-			return this.delegate.execute(script, keys, args);
-		}
-
-		@Override
-		public void load(RedisLeaseScript script) {
-			this.delegate.load(script);
-		}
-
-		@Override
-		public void ping(String key) {
-			this.delegate.ping(key);
-		}
-
-		@Override
-		public Map<String, String> getConfig(String parameter) {
-			return this.delegate.getConfig(parameter);
-		}
-
-		@Override
-		public List<String> scan(String pattern) {
-			return this.delegate.scan(pattern);
 		}
 
 	}

@@ -18,13 +18,15 @@ package io.github.clustersingleton.redis;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.cluster.SlotHash;
 
 /**
  * The real executor, refusing calls whose keys span several hash slots as a Redis Cluster
- * does ({@code CROSSSLOT}), and counting the calls and the refusals.
+ * does ({@code CROSSSLOT}), and counting the calls and the refusals; it can also fail the
+ * calls of one hash slot, or all, as a Cluster whose nodes do not answer.
  *
  * @author cluster-singleton contributors
  */
@@ -34,10 +36,28 @@ final class CrossSlotRefusingExecutor implements RedisScriptExecutor {
 
 	final AtomicLong refused = new AtomicLong();
 
+	/** A hash slot whose node does not answer, or -1. */
+	volatile int failingSlot = -1;
+
+	/** Whether no node answers. */
+	volatile boolean failAll;
+
 	private final RedisScriptExecutor delegate;
 
+	private final Function<String, RuntimeException> serverError;
+
 	CrossSlotRefusingExecutor(RedisScriptExecutor delegate) {
+		this(delegate, IllegalStateException::new);
+	}
+
+	/**
+	 * Create an executor whose refusals are the given client's errors.
+	 * @param delegate the real executor
+	 * @param serverError the client's exception for an error reply
+	 */
+	CrossSlotRefusingExecutor(RedisScriptExecutor delegate, Function<String, RuntimeException> serverError) {
 		this.delegate = delegate;
+		this.serverError = serverError;
 	}
 
 	@Override
@@ -45,7 +65,10 @@ final class CrossSlotRefusingExecutor implements RedisScriptExecutor {
 		this.calls.incrementAndGet();
 		if (keys.stream().map(SlotHash::getSlot).distinct().count() > 1) {
 			this.refused.incrementAndGet();
-			throw new IllegalStateException("CROSSSLOT Keys in request don't hash to the same slot");
+			throw this.serverError.apply("CROSSSLOT Keys in request don't hash to the same slot");
+		}
+		if (this.failAll || (!keys.isEmpty() && SlotHash.getSlot(keys.get(0)) == this.failingSlot)) {
+			throw new IllegalStateException("shard down (simulated)");
 		}
 		return this.delegate.execute(script, keys, args);
 	}
