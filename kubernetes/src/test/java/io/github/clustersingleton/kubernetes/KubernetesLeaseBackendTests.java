@@ -179,6 +179,11 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@Override
+	protected boolean supportsPresence() {
+		return true;
+	}
+
+	@Override
 	protected boolean supportsControls() {
 		return true;
 	}
