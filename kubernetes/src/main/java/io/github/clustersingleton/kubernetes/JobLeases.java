@@ -16,16 +16,11 @@
 
 package io.github.clustersingleton.kubernetes;
 
-import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.github.clustersingleton.ClaimPolicy;
 
 /**
  * Which Lease of the namespace belongs to which job: the names, the check that a job's
@@ -60,11 +55,6 @@ final class JobLeases {
 	 */
 	void validateJobName(String jobName) {
 		String leaseName = leaseName(jobName);
-		if (KubernetesNodePresence.isPresenceName(this.leasePrefix, leaseName)) {
-			throw new IllegalArgumentException("Job name '" + jobName + "' maps to the Kubernetes Lease '" + leaseName
-					+ "', a name of the form <prefix>node-<16 hex digits> that the nodes' presence Leases use; "
-					+ "rename the job");
-		}
 		String other = this.jobsByLeaseName.putIfAbsent(leaseName, jobName);
 		if (other != null && !other.equals(jobName)) {
 			throw new IllegalArgumentException("Job names '" + other + "' and '" + jobName + "' both map to the "
@@ -114,30 +104,6 @@ final class JobLeases {
 	 */
 	Lease newLease(String jobName) {
 		return LeaseCodec.unheld(leaseName(jobName), this.namespace, jobName);
-	}
-
-	/**
-	 * Find the jobs with pending work among this backend's Leases, as listed: a Lease is
-	 * expired when this node has seen it unchanged for its duration; a failed run's retry
-	 * time is compared with {@code now}.
-	 */
-	static Set<String> findPending(Map<String, ClaimPolicy> policies, Map<String, Lease> leases,
-			Function<String, String> leaseNames, LeaseExpiryObserver expiry, Instant now) {
-		Set<String> pending = new LinkedHashSet<>();
-		policies.forEach((jobName, policy) -> {
-			String name = leaseNames.apply(jobName);
-			Lease lease = leases.get(name);
-			if (lease == null || !isOf(lease, jobName)) {
-				return;
-			}
-			if (LeaseCodec.holder(lease) != null && expiry.isLive(name, lease)) {
-				return;
-			}
-			if (LeaseCodec.isPending(lease, policy, null, false, now)) {
-				pending.add(jobName);
-			}
-		});
-		return pending;
 	}
 
 }

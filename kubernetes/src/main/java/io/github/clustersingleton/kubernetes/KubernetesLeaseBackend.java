@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,7 +41,6 @@ import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
-import io.github.clustersingleton.NodePresence;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.StoreClockObserver;
@@ -195,8 +195,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 
 	private final KubernetesJobControls controls;
 
-	private final KubernetesNodePresence presence;
-
 	private final LeaseUpdates updates;
 
 	private final ParallelRenewal renewal;
@@ -254,8 +252,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		this.jobLeases = new JobLeases(this.api, namespace, leasePrefix);
 		HeldLeases held = new HeldLeases();
 		this.controls = new KubernetesJobControls(this.api, this.jobLeases, this.expiry, clock, leasePrefix, namespace);
-		this.presence = new KubernetesNodePresence(this.api, this.jobLeases, this.expiry, namespace, leasePrefix,
-				clock);
 		this.claims = new LeaseClaims(this.api, this.jobLeases, namespace, this.expiry, held, clock, nanoTime,
 				this.controls::pausedAll);
 		this.updates = new LeaseUpdates(this.api, this.jobLeases, this.expiry, held, clock, nanoTime,
@@ -409,10 +405,29 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 		if (policies.isEmpty()) {
 			return Set.of();
 		}
-		return JobLeases.findPending(policies, this.jobLeases.list(), this::leaseName, this.expiry,
-				this.clock.instant());
+		Map<String, Lease> leases = this.jobLeases.list();
+		Instant now = this.clock.instant();
+		Set<String> pending = new LinkedHashSet<>();
+		policies.forEach((jobName, policy) -> {
+			String name = leaseName(jobName);
+			Lease lease = leases.get(name);
+			if (lease == null || !JobLeases.isOf(lease, jobName)) {
+				return;
+			}
+			if (LeaseCodec.holder(lease) != null && this.expiry.isLive(name, lease)) {
+				return;
+			}
+			if (LeaseCodec.isPending(lease, policy, null, false, now)) {
+				pending.add(jobName);
+			}
+		});
+		return pending;
 	}
 
+	/**
+	 * Return the run ledger kept in the {@value #RUNS_ANNOTATION} annotation of each
+	 * job's Lease.
+	 */
 	/**
 	 * Return the controls kept as annotations of each job's Lease; see
 	 * {@link KubernetesJobControls} for the annotations and for what is atomic.
@@ -420,11 +435,6 @@ public class KubernetesLeaseBackend implements LeaseBackend, AutoCloseable {
 	@Override
 	public Optional<JobControls> controls() {
 		return Optional.of(this.controls);
-	}
-
-	@Override
-	public Optional<NodePresence> presence() {
-		return Optional.of(this.presence);
 	}
 
 	@Override

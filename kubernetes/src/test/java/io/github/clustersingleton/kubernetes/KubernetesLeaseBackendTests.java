@@ -179,11 +179,6 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@Override
-	protected boolean supportsPresence() {
-		return true;
-	}
-
-	@Override
 	protected boolean supportsControls() {
 		return true;
 	}
