@@ -162,9 +162,16 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		this.server.destroy();
 	}
 
+	/**
+	 * The backends' TTL: the contract's requests carry their own, so this one sets the
+	 * API requests' timeout (a sixth of it), long enough for the mock server answering
+	 * many threads at once on a loaded machine.
+	 */
+	private static final Duration BACKEND_TTL = Duration.ofSeconds(10);
+
 	private KubernetesLeaseBackend newBackend(Clock clock) {
 		return new KubernetesLeaseBackend(this.client, NAMESPACE, KubernetesLeaseBackend.DEFAULT_LEASE_PREFIX,
-				Duration.ofSeconds(5), clock, KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY,
+				BACKEND_TTL, clock, KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY,
 				() -> System.nanoTime() + this.nanoTimeTravelled.get());
 	}
 
@@ -188,8 +195,8 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	 */
 	@Override
 	protected LeaseBackend isolatedBackend() {
-		return new KubernetesLeaseBackend(this.client, NAMESPACE, "cs-isolated-", Duration.ofSeconds(5),
-				Clock.systemUTC(), KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY,
+		return new KubernetesLeaseBackend(this.client, NAMESPACE, "cs-isolated-", BACKEND_TTL, Clock.systemUTC(),
+				KubernetesLeaseBackend.DEFAULT_RENEWAL_CONCURRENCY,
 				() -> System.nanoTime() + this.nanoTimeTravelled.get());
 	}
 
