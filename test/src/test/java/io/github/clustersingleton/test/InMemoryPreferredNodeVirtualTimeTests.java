@@ -137,10 +137,7 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		Instant slot = this.clock.instant();
 		// node-c is still listed as live but its scheduler does not fire (stopped, or
 		// busy): only a and b see the triggers
-		for (JobDefinition job : this.jobs) {
-			a.execute(job, true, body("node-a"));
-			b.execute(job, true, body("node-b"));
-		}
+		fireOnAAndB(a, b);
 		assertThat(this.ran).hasSize(2 * JOBS / 3);
 		this.engine.advance(SWEEP_DELAY.minusMillis(10));
 		assertThat(this.ran).hasSize(2 * JOBS / 3);
@@ -163,10 +160,7 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		this.engine.runDueTasks();
 		toNextMinute();
 		Instant slot = this.clock.instant();
-		for (JobDefinition job : this.jobs) {
-			a.execute(job, true, body("node-a"));
-			b.execute(job, true, body("node-b"));
-		}
+		fireOnAAndB(a, b);
 		List<JobDefinition> ofC = this.jobs.stream()
 			.filter((job) -> this.ran.stream().noneMatch((run) -> run.job().equals(job.name())))
 			.toList();
@@ -192,23 +186,6 @@ class InMemoryPreferredNodeVirtualTimeTests {
 	}
 
 	@Test
-	void aPreferredNodeThatClaimedNoneOfItsJobsIsSweptAtTheFirstLook() throws Throwable {
-		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
-		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
-		routed(node("node-c"), "node-c");
-		this.engine.runDueTasks();
-		toNextMinute();
-		for (JobDefinition job : this.jobs) {
-			a.execute(job, true, body("node-a"));
-			b.execute(job, true, body("node-b"));
-		}
-		this.claims.clear();
-		this.engine.advance(SWEEP_DELAY.plusMillis(10));
-		assertThat(this.claims).hasSize(JOBS / 3);
-		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
-	}
-
-	@Test
 	void theNextNodeInLineSweepsFirstAndTheOthersFindTheSlotClaimed() throws Throwable {
 		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
 		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
@@ -217,10 +194,7 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		toNextMinute();
 		// node-c's triggers do not fire: for its jobs node-a is next in line (the live
 		// nodes in order a, b, c, round robin), node-b comes after
-		for (JobDefinition job : this.jobs) {
-			a.execute(job, true, body("node-a"));
-			b.execute(job, true, body("node-b"));
-		}
+		fireOnAAndB(a, b);
 		this.claims.clear();
 		this.engine.advance(SWEEP_DELAY.plusMillis(10));
 		assertThat(this.ran).hasSize(JOBS);
@@ -357,6 +331,17 @@ class InMemoryPreferredNodeVirtualTimeTests {
 			this.ran.add(new Ran(node, context.jobName(), context.slot().orElse(null), context.trigger()));
 			return null;
 		};
+	}
+
+	/**
+	 * Fire every job's trigger on node-a and node-b only, as if node-c's scheduler did
+	 * not fire.
+	 */
+	private void fireOnAAndB(ClusterSingletonExecutor a, ClusterSingletonExecutor b) throws Throwable {
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+			b.execute(job, true, body("node-b"));
+		}
 	}
 
 	private void toNextMinute() {
