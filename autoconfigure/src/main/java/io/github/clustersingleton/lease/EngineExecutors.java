@@ -94,4 +94,16 @@ public interface EngineExecutors {
 		return Duration.ZERO;
 	}
 
+	/**
+	 * Return how long the run-ledger writer keeps trying a write the store refused or did
+	 * not answer, with growing pauses, before it counts the write as failed. The store
+	 * that holds the ledger also holds the leases: a connection dropped, a failover or a
+	 * restart of a few seconds must not leave a run that ended recorded as running.
+	 * Executors stepped by hand do not retry (the default).
+	 * @return the period, zero for a single attempt
+	 */
+	default Duration ledgerRetryPeriod() {
+		return Duration.ZERO;
+	}
+
 }

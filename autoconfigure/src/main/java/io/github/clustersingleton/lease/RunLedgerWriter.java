@@ -44,7 +44,9 @@ import org.jspecify.annotations.Nullable;
  * ({@link EngineExecutors#ledgerLinger()}) of the first, or while a write is on its way,
  * go together in the next one ({@link RunLedger#recordAll}), where a record that replaces
  * an earlier one of the same run (its end, after its start) is sent alone. A mark of lost
- * runs keeps its place in the order.
+ * runs keeps its place in the order. A write that fails is tried again, with growing
+ * pauses, for {@link EngineExecutors#ledgerRetryPeriod()} before it counts as failed; the
+ * writes queued behind it wait, so the order holds.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -62,6 +64,10 @@ final class RunLedgerWriter {
 
 	private static final long WARN_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+	private static final long FIRST_RETRY_PAUSE_MILLIS = 100;
+
+	private static final long MAX_RETRY_PAUSE_MILLIS = 1_000;
+
 	private final RunLedger ledger;
 
 	private final ExecutorService writer;
@@ -69,6 +75,8 @@ final class RunLedgerWriter {
 	private final Ticker ticker;
 
 	private final long lingerMillis;
+
+	private final long retryPeriodNanos;
 
 	private final Queue<Write> pending = new ConcurrentLinkedQueue<>();
 
@@ -94,6 +102,7 @@ final class RunLedgerWriter {
 		// down
 		this.writer = executors.ledgerWriter(QUEUE_CAPACITY, () -> this.draining.set(false));
 		this.lingerMillis = executors.ledgerLinger().toMillis();
+		this.retryPeriodNanos = executors.ledgerRetryPeriod().toNanos();
 	}
 
 	void setMaxRuns(int maxRuns) {
@@ -211,12 +220,8 @@ final class RunLedgerWriter {
 			else {
 				sendRecords(records);
 				records.clear();
-				try {
-					this.ledger.markLostBefore(String.valueOf(write.jobName()), write.fencingToken());
-				}
-				catch (RuntimeException ex) {
-					failed("a write for job '" + write.jobName() + "' failed", ex, 1);
-				}
+				call("a write for job '" + write.jobName() + "' failed", 1,
+						() -> this.ledger.markLostBefore(String.valueOf(write.jobName()), write.fencingToken()));
 			}
 		}
 		sendRecords(records);
@@ -227,17 +232,48 @@ final class RunLedgerWriter {
 			return;
 		}
 		List<RunRecord> runs = List.copyOf(records.values());
-		try {
-			if (runs.size() == 1) {
-				this.ledger.record(runs.get(0), this.maxRuns);
+		int maxRuns = this.maxRuns;
+		if (runs.size() == 1) {
+			call("a write for job '" + runs.get(0).jobName() + "' failed", 1,
+					() -> this.ledger.record(runs.get(0), maxRuns));
+		}
+		else {
+			call("a write of " + runs.size() + " runs failed", runs.size(), () -> this.ledger.recordAll(runs, maxRuns));
+		}
+	}
+
+	/**
+	 * Make one call to the ledger; if it fails, try again with growing pauses until the
+	 * retry period has passed since the first attempt, or the writer is shut down, then
+	 * count the records it carried as failed.
+	 */
+	private void call(String what, int records, Runnable call) {
+		long deadline = this.ticker.nanoTime() + this.retryPeriodNanos;
+		long pause = FIRST_RETRY_PAUSE_MILLIS;
+		while (true) {
+			try {
+				call.run();
+				return;
 			}
-			else {
-				this.ledger.recordAll(runs, this.maxRuns);
+			catch (RuntimeException ex) {
+				long left = TimeUnit.NANOSECONDS.toMillis(deadline - this.ticker.nanoTime());
+				if (left <= 0 || this.writer.isShutdown() || !pause(Math.min(pause, left))) {
+					failed(what, ex, records);
+					return;
+				}
+				pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MILLIS);
 			}
 		}
-		catch (RuntimeException ex) {
-			failed((runs.size() == 1) ? "a write for job '" + runs.get(0).jobName() + "' failed"
-					: "a write of " + runs.size() + " runs failed", ex, runs.size());
+	}
+
+	private static boolean pause(long millis) {
+		try {
+			Thread.sleep(millis);
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
 		}
 	}
 

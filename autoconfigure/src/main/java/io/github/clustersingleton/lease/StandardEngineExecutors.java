@@ -41,6 +41,11 @@ final class StandardEngineExecutors implements EngineExecutors {
 	 */
 	static final Duration LEDGER_LINGER = Duration.ofMillis(100);
 
+	/**
+	 * How long the run-ledger writer keeps trying a write that failed.
+	 */
+	static final Duration LEDGER_RETRY_PERIOD = Duration.ofSeconds(10);
+
 	private StandardEngineExecutors() {
 	}
 
@@ -82,6 +87,11 @@ final class StandardEngineExecutors implements EngineExecutors {
 	@Override
 	public Duration ledgerLinger() {
 		return LEDGER_LINGER;
+	}
+
+	@Override
+	public Duration ledgerRetryPeriod() {
+		return LEDGER_RETRY_PERIOD;
 	}
 
 	/**

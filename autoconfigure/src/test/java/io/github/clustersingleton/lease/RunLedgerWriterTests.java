@@ -23,7 +23,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
@@ -38,7 +41,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tests for {@link RunLedgerWriter}: the records that queue up while a write is on its
  * way go together in the next one, a run's end replacing its start, in order around a
- * mark of lost runs.
+ * mark of lost runs; a write the store refuses is tried again for the retry period.
  *
  * @author cluster-singleton contributors
  */
@@ -108,7 +111,7 @@ class RunLedgerWriterTests {
 				throw new IllegalStateException("store down");
 			}
 
-		});
+		}, Ticker.SYSTEM, retrying(Duration.ZERO));
 		try {
 			failing.record(run("a", 1, RunState.RUNNING));
 			assertThat(this.firstWriteStarted.await(5, TimeUnit.SECONDS)).isTrue();
@@ -120,6 +123,108 @@ class RunLedgerWriterTests {
 		finally {
 			failing.close(5_000);
 		}
+	}
+
+	@Test
+	void aWriteTheStoreRefusesIsTriedAgainBeforeTheWritesQueuedBehindIt() {
+		AtomicInteger refusals = new AtomicInteger(2);
+		RunLedgerWriter retrying = new RunLedgerWriter(new RecordingLedger() {
+
+			@Override
+			public void record(RunRecord run, int maxRuns) {
+				super.record(run, maxRuns);
+				if (run.jobName().equals("a") && refusals.getAndDecrement() > 0) {
+					throw new IllegalStateException("connection reset");
+				}
+			}
+
+		}, Ticker.SYSTEM, retrying(Duration.ofSeconds(10)));
+		try {
+			this.firstWriteMayEnd.countDown();
+			retrying.record(run("a", 1, RunState.SUCCEEDED));
+			awaitWrites(3);
+			retrying.record(run("b", 1, RunState.SUCCEEDED));
+			awaitWrites(4);
+			assertThat(this.writes).containsExactly("record a#1 succeeded", "record a#1 succeeded",
+					"record a#1 succeeded", "record b#1 succeeded");
+			assertThat(retrying.failures()).isZero();
+		}
+		finally {
+			retrying.close(5_000);
+		}
+	}
+
+	@Test
+	void aWriteStillRefusedAtTheEndOfTheRetryPeriodCountsAsFailed() {
+		RunLedgerWriter retrying = new RunLedgerWriter(new RecordingLedger() {
+
+			@Override
+			public void record(RunRecord run, int maxRuns) {
+				super.record(run, maxRuns);
+				throw new IllegalStateException("store down");
+			}
+
+		}, Ticker.SYSTEM, retrying(Duration.ofMillis(250)));
+		try {
+			this.firstWriteMayEnd.countDown();
+			retrying.record(run("a", 1, RunState.SUCCEEDED));
+			await().atMost(Duration.ofSeconds(5)).until(() -> retrying.failures() == 1);
+			// 100 ms, then 150 ms (what is left of the period), then no more
+			assertThat(this.writes).hasSize(3);
+		}
+		finally {
+			retrying.close(5_000);
+		}
+	}
+
+	/**
+	 * The standard executors, retrying a failed ledger write for the given period.
+	 */
+	private static EngineExecutors retrying(Duration period) {
+		EngineExecutors standard = EngineExecutors.standard();
+		return new EngineExecutors() {
+
+			@Override
+			public ScheduledExecutorService watchdogTimer() {
+				return standard.watchdogTimer();
+			}
+
+			@Override
+			public ExecutorService renewer() {
+				return standard.renewer();
+			}
+
+			@Override
+			public ScheduledExecutorService monitor() {
+				return standard.monitor();
+			}
+
+			@Override
+			public ExecutorService recoveryWorkers() {
+				return standard.recoveryWorkers();
+			}
+
+			@Override
+			public ScheduledExecutorService completionRetries() {
+				return standard.completionRetries();
+			}
+
+			@Override
+			public ExecutorService ledgerWriter(int queueCapacity, Runnable whenFull) {
+				return standard.ledgerWriter(queueCapacity, whenFull);
+			}
+
+			@Override
+			public Duration ledgerLinger() {
+				return standard.ledgerLinger();
+			}
+
+			@Override
+			public Duration ledgerRetryPeriod() {
+				return period;
+			}
+
+		};
 	}
 
 	private void awaitWrites(int count) {
