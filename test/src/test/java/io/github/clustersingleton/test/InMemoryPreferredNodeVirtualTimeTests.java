@@ -186,6 +186,50 @@ class InMemoryPreferredNodeVirtualTimeTests {
 	}
 
 	@Test
+	void aLookIsNotPutOffWhenTheJobFiresAgainWithinTwoSweepDelays() throws Throwable {
+		// jobs that fire every second: a look put off past the next fire time would come
+		// after the next slot's claim, which refuses this slot
+		this.jobs.replaceAll((job) -> job.withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC)));
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		ClusterSingletonExecutor c = routed(node("node-c"), "node-c");
+		this.engine.runDueTasks();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		fireOnAAndB(a, b);
+		List<JobDefinition> ofC = this.jobs.stream()
+			.filter((job) -> this.ran.stream().noneMatch((run) -> run.job().equals(job.name())))
+			.toList();
+		assertThat(ofC).hasSize(JOBS / 3);
+		assertThat(c.execute(ofC.get(0), slot, RunTrigger.SCHEDULED, body("node-c"))).isTrue();
+		this.claims.clear();
+		// node-c claims one more job of the slot between each two looks (its triggers
+		// fired late, for this slot): at the first two (250 and
+		// 500 ms after the slot) the next fire time is not within two delays, and node-c,
+		// at work, is given another delay
+		this.engine.advance(SWEEP_DELAY.plusMillis(10));
+		assertThat(this.claims).as("claims at the first look, while node-c is at work").isEmpty();
+		assertThat(c.execute(ofC.get(1), slot, RunTrigger.SCHEDULED, body("node-c"))).isTrue();
+		this.claims.clear();
+		this.engine.advance(SWEEP_DELAY);
+		assertThat(this.claims).as("claims at the second look, while node-c is at work").isEmpty();
+		assertThat(c.execute(ofC.get(2), slot, RunTrigger.SCHEDULED, body("node-c"))).isTrue();
+		this.claims.clear();
+		// the third look, 750 ms after the slot: the next fire time is within two delays,
+		// so the rest of node-c's jobs are claimed now, although it claimed one more
+		this.engine.advance(SWEEP_DELAY);
+		// (node-a and node-b both look: one claim wins, the other is refused)
+		assertThat(this.claims).as("jobs claimed at the third look")
+			.map((claim) -> claim.substring(claim.indexOf(':') + 1))
+			.containsOnlyElementsOf(ofC.subList(3, ofC.size()).stream().map(JobDefinition::name).toList())
+			.hasSameSizeAs(this.claims);
+		assertThat(this.claims).isNotEmpty();
+		assertThat(this.clock.instant()).isBefore(slot.plusSeconds(1));
+		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
+		assertThat(this.ran).allSatisfy((run) -> assertThat(run.slot()).isEqualTo(slot));
+	}
+
+	@Test
 	void theNextNodeInLineSweepsFirstAndTheOthersFindTheSlotClaimed() throws Throwable {
 		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
 		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
