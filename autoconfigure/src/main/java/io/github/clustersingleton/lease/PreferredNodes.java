@@ -72,6 +72,14 @@ final class PreferredNodes {
 	 */
 	static final int MAX_LOOKS = 8;
 
+	/**
+	 * How long at least, beyond two sweep delays, a job must have before its next fire
+	 * time for a look at its slot to be put off: the claim that follows the later look
+	 * must reach the store before the next slot is claimed, which would refuse this one,
+	 * also on a loaded node. A job that fires every second is never put off.
+	 */
+	static final Duration CLAIM_MARGIN = Duration.ofSeconds(1);
+
 	private final NodePresence presence;
 
 	private final String owner;
@@ -242,10 +250,10 @@ final class PreferredNodes {
 	 * except those of a preferred node still at work on the slot: one that claimed some
 	 * of them since the last look (the first look: any of its jobs skipped here) is
 	 * claiming its jobs in turn, late but alive, and is given another sweep delay, up to
-	 * {@value #MAX_LOOKS} looks, and never past two delays before the job's next fire
-	 * time (a claim of the next slot would refuse this one). A preferred node that
-	 * claimed none of them since the last look (dead, cut off, or done without them) has
-	 * its jobs claimed at once.
+	 * {@value #MAX_LOOKS} looks, and only while the job's next fire time is more than two
+	 * delays and {@link #CLAIM_MARGIN} away (a claim of the next slot would refuse this
+	 * one). A preferred node that claimed none of them since the last look (dead, cut
+	 * off, or done without them) has its jobs claimed at once.
 	 */
 	private void look(Sweep sweep, Set<String> jobs, int look) {
 		Instant slot = sweep.slot();
@@ -296,8 +304,9 @@ final class PreferredNodes {
 	}
 
 	/**
-	 * Whether the job fires again after {@code slot} within two sweep delays: a look put
-	 * off now could then come after the next slot was claimed, which refuses this one.
+	 * Whether the job fires again after {@code slot} within two sweep delays and
+	 * {@link #CLAIM_MARGIN}: a look put off now could then come after the next slot was
+	 * claimed, which refuses this one.
 	 */
 	private boolean nextSlotSoon(String jobName, Instant slot) {
 		RegisteredJob registered = this.monitor.registered(jobName);
@@ -305,7 +314,7 @@ final class PreferredNodes {
 		if (schedule == null) {
 			return true;
 		}
-		Instant horizon = this.clock.instant().plus(this.sweepDelay.multipliedBy(2));
+		Instant horizon = this.clock.instant().plus(this.sweepDelay.multipliedBy(2)).plus(CLAIM_MARGIN);
 		return !horizon.isAfter(slot) || schedule.slotsBetween(slot, horizon, 1).total() > 0;
 	}
 

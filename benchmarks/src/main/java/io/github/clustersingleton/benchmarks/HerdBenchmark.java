@@ -128,6 +128,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (pairs such as {@code 3x10,30x500}, instead of the full grid), {@code herd.contenders}
  * ({@code ours,unrouted,leader,shedlock}), {@code herd.ticks} (measured ticks after one
  * warm-up, {@code 3}), {@code herd.threads} (scheduler threads per node, {@code 1}),
+ * {@code herd.pool} (JDBC connections per node, {@code 2}),
  * {@code herd.chartsOnly} (redraw the charts from the CSV file only). Rows go into
  * {@code herd.csv}, replacing rows of the same store, contender, N, J and threads; the
  * charts are drawn from the whole file. Rows written before a column existed keep an
@@ -155,7 +156,11 @@ public final class HerdBenchmark {
 	 */
 	private static final Duration SHEDLOCK_AT_LEAST_FOR = Duration.ofSeconds(5);
 
-	private static final int POOL_SIZE = 2;
+	/**
+	 * Connections per node on JDBC: two by default, as thirty nodes of a larger pool
+	 * would pass PostgreSQL's default {@code max_connections} of 100.
+	 */
+	private static final int POOL_SIZE = Integer.getInteger("herd.pool", 2);
 
 	private static final String LEASE_TABLE = "herd_lease";
 
