@@ -32,6 +32,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ApplicationContextEvent;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.ContextRefreshedEvent;
@@ -41,13 +42,24 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * {@code @ClusterSingleton} jobs, chooses the lease store (failing startup when none
  * fits), checks that the store can hold every job name, and warns about
  * {@code cluster-singleton.jobs.*} entries that match no job. On context close, stops new
- * acquisitions before the scheduler shuts down.
+ * acquisitions before the scheduler shuts down, then, in the lifecycle's stop phase
+ * ({@link #PHASE}: after the task scheduler and the web server, before the store's
+ * clients, such as Spring Data Redis's connection factories, which stop in phase 0),
+ * waits for the runs under way and records their ends in the store while it can still be
+ * reached.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 public final class ClusterSingletonStartup
-		implements SmartInitializingSingleton, ApplicationListener<ApplicationContextEvent> {
+		implements SmartInitializingSingleton, ApplicationListener<ApplicationContextEvent>, SmartLifecycle {
+
+	/**
+	 * The lifecycle phase in which the engine shuts down when the context closes: later
+	 * than the task scheduler ({@link SmartLifecycle#DEFAULT_PHASE}) and the web server's
+	 * graceful shutdown, earlier than the lease store's clients.
+	 */
+	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
 	private static final Log logger = LogFactory.getLog(ClusterSingletonStartup.class);
 
@@ -58,6 +70,10 @@ public final class ClusterSingletonStartup
 	private final ObjectProvider<ClusterSingletonProperties> properties;
 
 	private volatile @Nullable ClusterSingletonExecutor executor;
+
+	private volatile boolean running;
+
+	private volatile boolean closing;
 
 	ClusterSingletonStartup(ObjectProvider<JobRegistry> registry, ObjectProvider<ClusterSingletonExecutor> executor,
 			ObjectProvider<ClusterSingletonProperties> properties) {
@@ -164,8 +180,39 @@ public final class ClusterSingletonStartup
 			executor.startBackgroundWork();
 		}
 		else if (event instanceof ContextClosedEvent) {
+			this.closing = true;
 			executor.beginShutdown();
 		}
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	/**
+	 * When the context closes, shut the engine down: wait for the runs under way (up to
+	 * the grace period), record their ends and release their leases, while the store's
+	 * clients still run. A stop without a close (a checkpoint, an explicit
+	 * {@code stop()}) leaves the engine as it is.
+	 */
+	@Override
+	public void stop() {
+		this.running = false;
+		ClusterSingletonExecutor executor = this.executor;
+		if (executor != null && this.closing) {
+			executor.close();
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
 	}
 
 }

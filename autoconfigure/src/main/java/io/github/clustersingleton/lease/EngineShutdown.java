@@ -45,6 +45,11 @@ final class EngineShutdown {
 		EngineState state = engine.state;
 		Ticker ticker = engine.ticker;
 		state.beginShutdown();
+		if (!state.markShutDown()) {
+			// shut down already: in the lifecycle's stop phase, then again when the bean
+			// is destroyed
+			return;
+		}
 		PreferredNodes preferredNodes = engine.preferredNodes;
 		if (preferredNodes != null) {
 			// the other nodes stop leaving jobs to this one at their next heartbeat

@@ -18,6 +18,7 @@ package io.github.clustersingleton.lease;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +31,8 @@ import org.jspecify.annotations.Nullable;
 final class EngineState {
 
 	private volatile boolean closing;
+
+	private final AtomicBoolean shutDown = new AtomicBoolean();
 
 	private volatile @Nullable LeaderElection leader;
 
@@ -44,6 +47,14 @@ final class EngineState {
 
 	void beginShutdown() {
 		this.closing = true;
+	}
+
+	/**
+	 * Mark the engine as shut down.
+	 * @return whether this call marked it (the first one)
+	 */
+	boolean markShutDown() {
+		return this.shutDown.compareAndSet(false, true);
 	}
 
 	/**
