@@ -109,7 +109,7 @@ final class EngineComponents {
 			return false;
 		}
 		PreferredNodes preferredNodes = new PreferredNodes(presence, this.settings.owner(), this.settings.leaseTtl(),
-				sweepDelay, this.clock, this.storeClock, this.monitor);
+				sweepDelay, this.settings.slotTolerance(), this.clock, this.storeClock, this.monitor);
 		this.preferredNodes = preferredNodes;
 		this.monitor.setPreferredNodes(preferredNodes);
 		return true;

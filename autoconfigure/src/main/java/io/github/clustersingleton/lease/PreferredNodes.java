@@ -73,10 +73,9 @@ final class PreferredNodes {
 	static final int MAX_LOOKS = 8;
 
 	/**
-	 * How long at least, beyond two sweep delays, a job must have before its next fire
-	 * time for a look at its slot to be put off: the claim that follows the later look
-	 * must reach the store before the next slot is claimed, which would refuse this one,
-	 * also on a loaded node. A job that fires every second is never put off.
+	 * How long a sweep's claim is given to reach the store, on a loaded node, before the
+	 * next slot of its job may be claimed (which would refuse this one): part of the
+	 * distance to the next fire time that routing and putting a look off require.
 	 */
 	static final Duration CLAIM_MARGIN = Duration.ofSeconds(1);
 
@@ -100,6 +99,18 @@ final class PreferredNodes {
 
 	private volatile int rankedJobs = -1;
 
+	/**
+	 * How early a node may claim a slot by the store's clock: a node whose clock is ahead
+	 * claims the next slot that much before it comes.
+	 */
+	private final Duration slotTolerance;
+
+	/**
+	 * The schedule of each job skipped here, as its trigger saw it (with the job's cron
+	 * override, if any).
+	 */
+	private final Map<String, CronSlotSchedule> schedules = new ConcurrentHashMap<>();
+
 	/** Per slot and tier, the jobs skipped here for it, until its sweep takes them. */
 	private final Map<Sweep, Set<String>> skipped = new ConcurrentHashMap<>();
 
@@ -112,12 +123,13 @@ final class PreferredNodes {
 	 */
 	private volatile @Nullable ScheduledExecutorService background;
 
-	PreferredNodes(NodePresence presence, String owner, Duration leaseTtl, Duration sweepDelay, Clock clock,
-			StoreClock storeClock, PendingWorkMonitor monitor) {
+	PreferredNodes(NodePresence presence, String owner, Duration leaseTtl, Duration sweepDelay, Duration slotTolerance,
+			Clock clock, StoreClock storeClock, PendingWorkMonitor monitor) {
 		this.presence = presence;
 		this.owner = owner;
 		this.leaseTtl = leaseTtl;
 		this.sweepDelay = sweepDelay;
+		this.slotTolerance = slotTolerance;
 		this.clock = clock;
 		this.storeClock = storeClock;
 		this.monitor = monitor;
@@ -152,11 +164,19 @@ final class PreferredNodes {
 			// the sweep runs a job through its registered invocation
 			return false;
 		}
+		CronSlotSchedule schedule = job.schedule();
+		Instant next = schedule.next(slot);
+		if (next != null && !next.isAfter(slot.plus(routingHorizon()))) {
+			// fires again too soon for a sweep: a node whose clock is ahead may claim the
+			// next slot before the sweep claims this one, which the store then refuses
+			return false;
+		}
 		List<String> owners = this.live;
 		int preferred = preferredIndex(owners, job.name());
 		if (preferred < 0 || owners.get(preferred).equals(this.owner)) {
 			return false;
 		}
+		this.schedules.put(job.name(), schedule);
 		// the next node in line sweeps first; the others only if it did not claim either
 		int tier = owners.get((preferred + 1) % owners.size()).equals(this.owner) ? 1 : 2;
 		this.skipped.compute(new Sweep(slot, tier), (key, jobs) -> {
@@ -165,6 +185,17 @@ final class PreferredNodes {
 			return names;
 		});
 		return true;
+	}
+
+	/**
+	 * How far at least a job's next fire time must be from a slot for the slot to be left
+	 * to its preferred node: the second tier's sweep (two delays), the slot tolerance by
+	 * which another node may claim the next slot early, and {@link #CLAIM_MARGIN} for the
+	 * sweep's claim to reach the store. With the defaults, 2.5 s: a job that fires more
+	 * often is claimed by every node at its fire time, as without routing.
+	 */
+	private Duration routingHorizon() {
+		return this.sweepDelay.multipliedBy(2).plus(this.slotTolerance).plus(CLAIM_MARGIN);
 	}
 
 	private int preferredIndex(List<String> owners, String jobName) {
@@ -250,10 +281,10 @@ final class PreferredNodes {
 	 * except those of a preferred node still at work on the slot: one that claimed some
 	 * of them since the last look (the first look: any of its jobs skipped here) is
 	 * claiming its jobs in turn, late but alive, and is given another sweep delay, up to
-	 * {@value #MAX_LOOKS} looks, and only while the job's next fire time is more than two
-	 * delays and {@link #CLAIM_MARGIN} away (a claim of the next slot would refuse this
-	 * one). A preferred node that claimed none of them since the last look (dead, cut
-	 * off, or done without them) has its jobs claimed at once.
+	 * {@value #MAX_LOOKS} looks, and only while the job's next fire time is further than
+	 * {@link #routingHorizon()} on the store's clock (a claim of the next slot would
+	 * refuse this one). A preferred node that claimed none of them since the last look
+	 * (dead, cut off, or done without them) has its jobs claimed at once.
 	 */
 	private void look(Sweep sweep, Set<String> jobs, int look) {
 		Instant slot = sweep.slot();
@@ -304,18 +335,24 @@ final class PreferredNodes {
 	}
 
 	/**
-	 * Whether the job fires again after {@code slot} within two sweep delays and
-	 * {@link #CLAIM_MARGIN}: a look put off now could then come after the next slot was
-	 * claimed, which refuses this one.
+	 * Whether the job fires again after {@code slot} too soon for a look put off by one
+	 * more delay: within two sweep delays, the slot tolerance and {@link #CLAIM_MARGIN}
+	 * of now on the store's clock. The claim after a later look could come after a node
+	 * (whose clock may be ahead by the tolerance) claimed the next slot, which refuses
+	 * this one.
 	 */
 	private boolean nextSlotSoon(String jobName, Instant slot) {
-		RegisteredJob registered = this.monitor.registered(jobName);
-		CronSlotSchedule schedule = (registered != null) ? registered.job().schedule() : null;
+		CronSlotSchedule schedule = this.schedules.get(jobName);
 		if (schedule == null) {
 			return true;
 		}
-		Instant horizon = this.clock.instant().plus(this.sweepDelay.multipliedBy(2)).plus(CLAIM_MARGIN);
-		return !horizon.isAfter(slot) || schedule.slotsBetween(slot, horizon, 1).total() > 0;
+		Instant next = schedule.next(slot);
+		if (next == null) {
+			return false;
+		}
+		Duration offset = this.storeClock.offset().orElse(Duration.ZERO);
+		Instant storeNow = this.clock.instant().minus(offset);
+		return !next.isAfter(storeNow.plus(routingHorizon()));
 	}
 
 	private @Nullable String preferredOwner(List<String> owners, String jobName) {

@@ -30,6 +30,7 @@ import java.util.stream.Collectors;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
@@ -188,38 +189,77 @@ class InMemoryPreferredNodeVirtualTimeTests {
 	}
 
 	@Test
-	void aLookIsNotPutOffWhenTheJobFiresAgainWithinTwoSweepDelaysAndASecond() throws Throwable {
-		// jobs that fire every two seconds: a look put off too close to the next fire
+	void aLookIsNotPutOffWhenTheJobFiresAgainTooSoon() throws Throwable {
+		// jobs that fire every three seconds: routed (more than two delays, the slot
+		// tolerance and a second apart), but a look put off too close to the next fire
 		// time could come after the next slot's claim, which refuses this slot
-		List<JobDefinition> ofC = lateNodeC("*/2 * * * * *");
+		List<JobDefinition> ofC = lateNodeC("*/3 * * * * *");
 		Instant slot = this.clock.instant();
-		// node-c claims one more job of the slot between each two looks (its triggers
-		// fired late, for this slot): at the first two looks (250 and 500 ms after the
-		// slot) the next fire time is at least 1.5 s away, and node-c, at work, is given
-		// another delay
+		// the first look, 250 ms after the slot: the next fire time is 2.75 s away, and
+		// node-c, at work, is given another delay
 		this.engine.advance(SWEEP_DELAY.plusMillis(10));
 		assertThat(this.claims).as("claims at the first look, while node-c is at work").isEmpty();
+		// node-c claims one more job of the slot (its triggers fired late, for this slot)
 		claimOnC(ofC.get(1), slot);
+		// the second look, 500 ms after the slot: the next fire time is within two
+		// delays, the slot tolerance and a second, so the rest of node-c's jobs are
+		// claimed now, although it claimed one more
 		this.engine.advance(SWEEP_DELAY);
-		assertThat(this.claims).as("claims at the second look, while node-c is at work").isEmpty();
-		claimOnC(ofC.get(2), slot);
-		// the third look, 750 ms after the slot: the next fire time is within two delays
-		// and a second, so the rest of node-c's jobs are claimed now, although it claimed
-		// one more
-		this.engine.advance(SWEEP_DELAY);
-		assertClaimedNow(ofC.subList(3, ofC.size()));
+		assertClaimedNow(ofC.subList(2, ofC.size()));
 		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
 		assertThat(this.ran).allSatisfy((run) -> assertThat(run.slot()).isEqualTo(slot));
 	}
 
 	@Test
-	void theLookAtAJobThatFiresEverySecondIsNeverPutOff() throws Throwable {
-		List<JobDefinition> ofC = lateNodeC("* * * * * *");
+	void aLookFollowsTheJobsCronOverride() throws Throwable {
+		// registered every minute, rescheduled cluster-wide to every three seconds: the
+		// looks are bounded by the override, as the triggers are
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		this.nodeC = routed(node("node-c"), "node-c");
+		JobControls controls = this.engine.store().controls().orElseThrow();
+		for (JobDefinition job : this.jobs) {
+			controls.reschedule(job.name(), "*/3 * * * * *");
+		}
+		// the nodes read the controls every third of the TTL
+		this.engine.advance(TTL);
+		assertThat(a.cronOverrides().expression(this.jobs.get(0).name())).isEqualTo("*/3 * * * * *");
+		toNextMinute();
 		Instant slot = this.clock.instant();
+		fireOnAAndB(a, b);
+		List<JobDefinition> ofC = this.jobs.stream()
+			.filter((job) -> this.ran.stream().noneMatch((run) -> run.job().equals(job.name())))
+			.toList();
+		assertThat(ofC).hasSize(JOBS / 3);
+		claimOnC(ofC.get(0), slot);
 		this.engine.advance(SWEEP_DELAY.plusMillis(10));
-		assertClaimedNow(ofC.subList(1, ofC.size()));
+		assertThat(this.claims).as("claims at the first look, while node-c is at work").isEmpty();
+		claimOnC(ofC.get(1), slot);
+		this.engine.advance(SWEEP_DELAY);
+		assertClaimedNow(ofC.subList(2, ofC.size()));
 		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
 		assertThat(this.ran).allSatisfy((run) -> assertThat(run.slot()).isEqualTo(slot));
+	}
+
+	@Test
+	void aJobThatFiresAgainWithinTheRoutingHorizonIsClaimedByEveryNodeAtItsFireTime() throws Throwable {
+		// every second: a node whose clock is ahead may claim the next slot before a
+		// sweep
+		// of this one, so no node leaves the trigger to another
+		this.jobs.replaceAll((job) -> job.withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC)));
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		ClusterSingletonExecutor c = routed(node("node-c"), "node-c");
+		this.engine.runDueTasks();
+		toNextMinute();
+		for (JobDefinition job : this.jobs) {
+			a.execute(job, true, body("node-a"));
+			b.execute(job, true, body("node-b"));
+			c.execute(job, true, body("node-c"));
+		}
+		assertThat(this.notPreferred).isEmpty();
+		assertThat(this.claims).hasSize(3 * JOBS);
+		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
 	}
 
 	/**
