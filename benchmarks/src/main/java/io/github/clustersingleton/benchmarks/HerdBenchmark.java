@@ -128,11 +128,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (pairs such as {@code 3x10,30x500}, instead of the full grid), {@code herd.contenders}
  * ({@code ours,unrouted,leader,shedlock}), {@code herd.ticks} (measured ticks after one
  * warm-up, {@code 3}), {@code herd.threads} (scheduler threads per node, {@code 1}),
- * {@code herd.pool} (JDBC connections per node, {@code 2}),
- * {@code herd.chartsOnly} (redraw the charts from the CSV file only). Rows go into
- * {@code herd.csv}, replacing rows of the same store, contender, N, J and threads; the
- * charts are drawn from the whole file. Rows written before a column existed keep an
- * empty cell in it.
+ * {@code herd.pool} (JDBC connections per node, {@code 2}), {@code herd.chartsOnly}
+ * (redraw the charts from the CSV file only). Rows go into {@code herd.csv}, replacing
+ * rows of the same store, contender, N, J and threads; the charts are drawn from the
+ * whole file. Rows written before a column existed keep an empty cell in it.
  *
  * @author cluster-singleton contributors
  */
