@@ -100,9 +100,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * owner id and connection pool (two connections) or Redis connection factory, and its own
  * scheduler, a {@link ScheduledThreadPoolExecutor} with one thread by default (as Spring
  * Boot's task scheduler: {@code spring.task.scheduling.pool.size=1}) on which all J tasks
- * of a tick are scheduled for the same instant, the next whole second at least a second
- * ahead. The same herd runs with ShedLock's providers ({@code lock} then {@code unlock})
- * and in leader mode.
+ * of a tick are scheduled for the same instant, the next multiple of ten seconds at least
+ * a second ahead (the jobs' cron fires every ten seconds). The same herd runs with
+ * ShedLock's providers ({@code lock} then {@code unlock}) and in leader mode.
  * <p>
  * Per tick the store's own counters are read before and after (once every run ended and
  * the run ledger's writes drained): PostgreSQL {@code xact_commit + xact_rollback} of a
@@ -172,6 +172,15 @@ public final class HerdBenchmark {
 	static final String DATABASE = "herd";
 
 	private static final long SETTLE_MILLIS = 1100;
+
+	/**
+	 * The jobs' cron period: every tick fires at a multiple of it, so that each tick is a
+	 * slot of every job, as the top of the minute is for jobs that run every minute. It
+	 * is longer than the routing horizon (2.5 s with the defaults), within which a job
+	 * that fires again is not left to its preferred node, and than the 8 looks of a
+	 * sweep.
+	 */
+	private static final Duration TICK_PERIOD = Duration.ofSeconds(10);
 
 	private static final List<String> COLUMNS = List.of("store", "contender", "nodes", "jobs", "threads", "ticks",
 			"load1_before", "store_counter", "store_statements_per_tick", "store_statements_min",
@@ -437,7 +446,7 @@ public final class HerdBenchmark {
 				String name = "herd-job-" + j;
 				this.jobNames.add(name);
 				this.jobs.add(JobDefinition.of(name, LOCK_AT_MOST_FOR, Duration.ZERO)
-					.withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC)));
+					.withSchedule(CronSlotSchedule.of("*/" + TICK_PERIOD.toSeconds() + " * * * * *", ZoneOffset.UTC)));
 			}
 		}
 
@@ -525,7 +534,8 @@ public final class HerdBenchmark {
 				Instant expired = Instant.ofEpochMilli(this.lastLock.get()).plus(SHEDLOCK_AT_LEAST_FOR).plusMillis(500);
 				earliest = expired.isAfter(earliest) ? expired : earliest;
 			}
-			Instant fire = earliest.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+			long period = TICK_PERIOD.toSeconds();
+			Instant fire = Instant.ofEpochSecond((earliest.getEpochSecond() / period + 1) * period);
 			AtomicIntegerArray runs = new AtomicIntegerArray(this.jobCount);
 			ConcurrentLinkedQueue<Long> delays = new ConcurrentLinkedQueue<>();
 			ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
