@@ -242,6 +242,48 @@ class InMemoryPreferredNodeVirtualTimeTests {
 	}
 
 	@Test
+	void aLookIsBoundedOnTheStoresClockWhenTheSweepingNodesClockIsBehind() throws Throwable {
+		// every three seconds; node-a is the late preferred node of half the jobs, node-b
+		// (its clock 500 ms behind the store's) sweeps them
+		this.jobs.replaceAll((job) -> job.withSchedule(CronSlotSchedule.of("*/3 * * * * *", ZoneOffset.UTC)));
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		// built last: the in-memory store reports its clock to the last node built
+		ManualClusterSingletonEngine behind = this.engine.anotherNode("node-b")
+			.nodeClock(Clock.offset(this.clock, Duration.ofMillis(-500)))
+			.listener(listener("node-b"))
+			.build();
+		this.others.add(behind);
+		ClusterSingletonExecutor b = routed(behind.executor(), "node-b");
+		this.engine.runDueTasks();
+		// a direct call: node-b measures the store's clock
+		assertThat(b.execute(this.jobs.get(0), false, body("node-b"))).isTrue();
+		this.ran.clear();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		List<JobDefinition> ofA = new ArrayList<>();
+		// node-b's triggers fire when its clock reads the slot: 500 ms later on the
+		// store's
+		this.engine.advance(Duration.ofMillis(500));
+		for (JobDefinition job : this.jobs) {
+			b.execute(job, true, body("node-b"));
+			if (this.ran.stream().noneMatch((run) -> run.job().equals(job.name()))) {
+				ofA.add(job);
+			}
+		}
+		assertThat(ofA).hasSize(JOBS / 2);
+		// node-a, at work on the slot, claims its first job
+		assertThat(a.execute(ofA.get(0), slot, RunTrigger.SCHEDULED, body("node-a"))).isTrue();
+		this.claims.clear();
+		// node-b's first look, at once (the sweep delay has passed on the store's clock):
+		// the next fire time is 2.5 s away on the store's clock, within the horizon, so
+		// node-a's other jobs are claimed now (node-b's own clock would say 3 s)
+		this.engine.advance(Duration.ofMillis(10));
+		assertClaimedNow(ofA.subList(1, ofA.size()));
+		assertThat(this.ran).hasSize(JOBS).extracting(Ran::job).doesNotHaveDuplicates();
+		assertThat(this.ran).allSatisfy((run) -> assertThat(run.slot()).isEqualTo(slot));
+	}
+
+	@Test
 	void aJobThatFiresAgainWithinTheRoutingHorizonIsClaimedByEveryNodeAtItsFireTime() throws Throwable {
 		// every second: a node whose clock is ahead may claim the next slot before a
 		// sweep
