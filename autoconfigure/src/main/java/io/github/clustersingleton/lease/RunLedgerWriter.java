@@ -191,12 +191,7 @@ final class RunLedgerWriter {
 	 */
 	private void linger() {
 		if (this.lingerMillis > 0 && this.queued.get() < MAX_BATCH) {
-			try {
-				Thread.sleep(this.lingerMillis);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+			pause(this.lingerMillis);
 		}
 	}
 
