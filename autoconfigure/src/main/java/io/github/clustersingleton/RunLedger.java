@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The cluster-wide history of guarded runs, kept in the lease store: one record per
@@ -78,6 +79,22 @@ public interface RunLedger {
 		for (RunRecord run : runs) {
 			record(run, maxRuns);
 		}
+	}
+
+	/**
+	 * Insert or replace the records of several runs, as {@link #recordAll(List, int)},
+	 * told which of them are the first record of their run anyone writes: the engine
+	 * replaced the start of a short run by its end before it sent either, so the ledger
+	 * holds no record of that run yet, and a store may write such a record without first
+	 * removing an earlier one. Writing it again (a retry of a write whose answer was
+	 * lost) must leave one record. The default ignores the hint.
+	 * @param runs the records, oldest first
+	 * @param maxRuns how many records of each job to keep
+	 * @param firstRecord tells which of {@code runs} are the first record of their run
+	 * @since 0.1.0
+	 */
+	default void recordAll(List<RunRecord> runs, int maxRuns, Predicate<RunRecord> firstRecord) {
+		recordAll(runs, maxRuns);
 	}
 
 	/**

@@ -17,10 +17,14 @@
 package io.github.clustersingleton.lease;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,6 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
+import io.github.clustersingleton.RunState;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -207,33 +212,48 @@ final class RunLedgerWriter {
 
 	private void send(List<Write> writes) {
 		Map<RunKey, RunRecord> records = new LinkedHashMap<>();
+		Set<RunKey> startsReplaced = new HashSet<>();
 		for (Write write : writes) {
 			RunRecord run = write.run();
 			if (run != null) {
-				records.put(new RunKey(run.jobName(), run.fencingToken()), run);
+				RunKey key = new RunKey(run.jobName(), run.fencingToken());
+				RunRecord replaced = records.put(key, run);
+				if (replaced != null && replaced.state() == RunState.RUNNING && run.state() != RunState.RUNNING) {
+					startsReplaced.add(key);
+				}
 			}
 			else {
-				sendRecords(records);
+				sendRecords(records, startsReplaced);
 				records.clear();
+				startsReplaced.clear();
 				call("a write for job '" + write.jobName() + "' failed", 1,
 						() -> this.ledger.markLostBefore(String.valueOf(write.jobName()), write.fencingToken()));
 			}
 		}
-		sendRecords(records);
+		sendRecords(records, startsReplaced);
 	}
 
-	private void sendRecords(Map<RunKey, RunRecord> records) {
+	/**
+	 * Send the records of a group. A run's end that replaced its start within the group
+	 * is the first record of that run anyone writes (a run's start is recorded once,
+	 * first, by the node that runs it; a mark of lost runs rewrites only records already
+	 * written): the store is told so.
+	 */
+	private void sendRecords(Map<RunKey, RunRecord> records, Set<RunKey> startsReplaced) {
 		if (records.isEmpty()) {
 			return;
 		}
 		List<RunRecord> runs = List.copyOf(records.values());
+		Set<RunRecord> firstRecords = Collections.newSetFromMap(new IdentityHashMap<>());
+		startsReplaced.forEach((key) -> firstRecords.add(records.get(key)));
 		int maxRuns = this.maxRuns;
 		if (runs.size() == 1) {
 			call("a write for job '" + runs.get(0).jobName() + "' failed", 1,
 					() -> this.ledger.record(runs.get(0), maxRuns));
 		}
 		else {
-			call("a write of " + runs.size() + " runs failed", runs.size(), () -> this.ledger.recordAll(runs, maxRuns));
+			call("a write of " + runs.size() + " runs failed", runs.size(),
+					() -> this.ledger.recordAll(runs, maxRuns, firstRecords::contains));
 		}
 	}
 

@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
@@ -73,8 +74,10 @@ class RunLedgerWriterTests {
 		this.writer.record(run("b", 7, RunState.FAILED));
 		this.firstWriteMayEnd.countDown();
 		awaitWrites(2);
+		// a#1's start was written before: its end replaces it; b#7's start was not: its
+		// end is the first record of that run
 		assertThat(this.writes).containsExactly("record a#1 running",
-				"recordAll [a#1 succeeded, b#7 failed, c#3 running]");
+				"recordAll [a#1 succeeded, b#7 failed*, c#3 running]");
 	}
 
 	@Test
@@ -84,7 +87,7 @@ class RunLedgerWriterTests {
 		this.writer.record(run("a", 1, RunState.SUCCEEDED));
 		this.firstWriteMayEnd.countDown();
 		awaitWrites(1);
-		assertThat(this.writes).containsExactly("recordAll [a#1 succeeded, b#1 running]");
+		assertThat(this.writes).containsExactly("recordAll [a#1 succeeded*, b#1 running]");
 	}
 
 	@Test
@@ -251,9 +254,19 @@ class RunLedgerWriterTests {
 			write("record " + describe(run));
 		}
 
+		/** Tells the records a group's write says are their run's first (marked *). */
+		private Predicate<RunRecord> firstRecord = (run) -> false;
+
 		@Override
 		public void recordAll(List<RunRecord> runs, int maxRuns) {
-			write("recordAll " + runs.stream().map(RunLedgerWriterTests::describe).toList());
+			write("recordAll "
+					+ runs.stream().map((run) -> describe(run) + (this.firstRecord.test(run) ? "*" : "")).toList());
+		}
+
+		@Override
+		public void recordAll(List<RunRecord> runs, int maxRuns, Predicate<RunRecord> firstRecord) {
+			this.firstRecord = firstRecord;
+			recordAll(runs, maxRuns);
 		}
 
 		@Override

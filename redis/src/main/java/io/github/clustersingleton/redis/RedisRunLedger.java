@@ -23,6 +23,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
@@ -55,6 +58,11 @@ final class RedisRunLedger implements RunLedger {
 
 	private final ClusterSlotGrouping grouping;
 
+	/**
+	 * Per job, how many of its records this node wrote with the batch script.
+	 */
+	private final Map<String, AtomicInteger> writesSinceTrim = new ConcurrentHashMap<>();
+
 	RedisRunLedger(RedisScriptExecutor executor, RedisKeys keys, ClusterSlotGrouping grouping) {
 		this.executor = executor;
 		this.keys = keys;
@@ -69,11 +77,21 @@ final class RedisRunLedger implements RunLedger {
 	}
 
 	/**
-	 * Record the runs with one call of the batch script, and trim each job's ledger once;
-	 * in a Redis Cluster, one call per hash slot of the jobs.
+	 * Record the runs with one call of the batch script, and trim their jobs' ledgers; in
+	 * a Redis Cluster, one call per hash slot of the jobs.
 	 */
 	@Override
 	public void recordAll(List<RunRecord> runs, int maxRuns) {
+		recordAll(runs, maxRuns, (run) -> false);
+	}
+
+	/**
+	 * Record the runs with one call of the batch script, as
+	 * {@link #recordAll(List, int)}; a run's first record is added without first removing
+	 * an earlier one.
+	 */
+	@Override
+	public void recordAll(List<RunRecord> runs, int maxRuns, Predicate<RunRecord> firstRecord) {
 		Assert.notNull(runs, "'runs' must not be null");
 		Assert.isTrue(maxRuns >= 0, "'maxRuns' must not be negative");
 		Map<String, List<RunRecord>> byJob = new LinkedHashMap<>();
@@ -83,8 +101,24 @@ final class RedisRunLedger implements RunLedger {
 		this.grouping.forEachGroup(List.copyOf(byJob.keySet()), (group) -> {
 			List<RunRecord> records = new ArrayList<>();
 			group.forEach((name) -> records.addAll(byJob.get(name)));
-			new RunRecordBatchCall(records, maxRuns).send(this.executor, this.keys);
+			new RunRecordBatchCall(records, maxRuns, records.stream().map(firstRecord::test).toList(),
+					records.stream().map((run) -> asksForTrim(run, maxRuns)).toList())
+				.send(this.executor, this.keys);
 		}, false);
+	}
+
+	/**
+	 * Whether this write asks for its job's ledger to be trimmed: at this node's first
+	 * write of the job, then at every tenth of {@code maxRuns} writes (the script also
+	 * trims at fencing tokens that are multiples of it). So a ledger grows by at most a
+	 * tenth of {@code maxRuns} per node that writes it between two trims, whichever
+	 * fencing tokens its runs get.
+	 */
+	private boolean asksForTrim(RunRecord run, int maxRuns) {
+		int every = Math.max(1, maxRuns / 10);
+		int written = this.writesSinceTrim.computeIfAbsent(run.jobName(), (name) -> new AtomicInteger())
+			.getAndIncrement();
+		return written % every == 0;
 	}
 
 	@Override

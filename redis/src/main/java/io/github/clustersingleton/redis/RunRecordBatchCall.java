@@ -23,13 +23,21 @@ import io.github.clustersingleton.RunRecord;
 
 /**
  * A call of {@code run-record-batch.lua}: insert or replace several runs in their jobs'
- * ledgers and trim each ledger once.
+ * ledgers and trim them.
  *
  * @param runs the runs, in their order; in a Redis Cluster all of jobs of one hash slot
  * @param maxRuns how many runs of each job to keep
+ * @param first for each run, whether it is the first record of its run anyone writes
+ * (added without removing an earlier one)
+ * @param trim for each run, whether its job's ledger is to be trimmed
  * @author cluster-singleton contributors
  */
-record RunRecordBatchCall(List<RunRecord> runs, int maxRuns) implements RedisScriptCall<Void> {
+record RunRecordBatchCall(List<RunRecord> runs, int maxRuns, List<Boolean> first,
+		List<Boolean> trim) implements RedisScriptCall<Void> {
+
+	RunRecordBatchCall(List<RunRecord> runs, int maxRuns) {
+		this(runs, maxRuns, runs.stream().map((run) -> false).toList(), runs.stream().map((run) -> true).toList());
+	}
 
 	@Override
 	public RedisLeaseScript script() {
@@ -45,8 +53,9 @@ record RunRecordBatchCall(List<RunRecord> runs, int maxRuns) implements RedisScr
 	public List<String> args() {
 		List<String> args = new ArrayList<>(1 + 2 * this.runs.size());
 		args.add(Integer.toString(this.maxRuns));
-		for (RunRecord run : this.runs) {
-			args.add(Long.toString(run.fencingToken()));
+		for (int i = 0; i < this.runs.size(); i++) {
+			RunRecord run = this.runs.get(i);
+			args.add((this.first.get(i) ? "+" : "") + (this.trim.get(i) ? "#" : "") + run.fencingToken());
 			args.add(RedisRunLedger.toJson(run));
 		}
 		return args;

@@ -1,7 +1,8 @@
 -- cluster-singleton, Redis quorum, phase 1 on one member: grant the lease if this member
 -- has no live lease of the job, and tell the job's fence and last slot as this member
 -- knows them. The fence and the last slot are not changed here: the acquirer picks them
--- from the answers of all members and writes them in phase 2 (quorum-commit.lua).
+-- from the answers of all members and writes them in phase 2 (quorum-commit.lua). A grant
+-- sets the meta hash's run_token to its lease token, as every claim of acquire.lua does.
 --
 -- KEYS[1]  the lease hash {<prefix>:<name>}:lease (owner, token, acquired_at), with TTL
 -- KEYS[2]  the meta hash {<prefix>:<name>}:meta (fence, last_slot), without TTL
@@ -35,4 +36,8 @@ if slot ~= '' then
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', ARGV[2], 'acquired_at', string.format('%.0f', now))
 redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', now + tonumber(ARGV[3])))
+-- as acquire.lua does at every grant: a completion whose token is no longer run_token reads
+-- the lease before it deletes it (release.lua), also one sent by a single-server node to
+-- keys this member shares with it
+redis.call('HSET', KEYS[2], 'run_token', ARGV[2])
 return {1, '', last_slot or '', now, fence}

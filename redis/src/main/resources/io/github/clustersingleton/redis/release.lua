@@ -28,10 +28,16 @@
 -- without its token, so that a renewal still on its way (sent by the watchdog before the run
 -- ended) cannot extend it; otherwise it is deleted. The fencing token and last slot are
 -- never touched.
+-- A lease kept for lockAtLeastFor is noted in the meta hash (kept_token = ARGV[1]).
+-- A completion (ARGV[3] not '') without lockAtLeastFor whose token is still the meta hash's
+-- run_token, and not its kept_token, does not read the lease: no claim has succeeded since
+-- this run's (acquire.lua sets run_token at every successful claim, and nothing else writes
+-- the lease hash of a job whose claims go through it) and no release of this run kept it,
+-- so a live lease carries this run's token and is deleted; the answer is then 0 when there
+-- was none left to delete.
 -- Returns {released, recorded}: released is 0 when the lease was not ours, 1 when deleted,
 -- 2 when kept; recorded is 1 when the completion was recorded (or had nothing to record),
 -- 0 when it was superseded.
-local lease = redis.call('HMGET', KEYS[1], 'token', 'acquired_at')
 local now = nil
 local function clock()
   if not now then
@@ -41,10 +47,23 @@ local function clock()
   return now
 end
 local state = ARGV[3] or ''
+local at_least = tonumber(ARGV[2])
 local recorded = 1
+local lease = nil
+local meta = nil
 if state ~= '' then
   -- one read of the meta hash: the run's token and fence, and which fields an HDEL finds
-  local meta = redis.call('HMGET', KEYS[2], 'run_token', 'fence', 'retry_at', 'recover_at')
+  meta = redis.call('HMGET', KEYS[2], 'run_token', 'fence', 'retry_at', 'recover_at', 'kept_token')
+end
+if meta and meta[1] == ARGV[1] and meta[5] ~= ARGV[1] and at_least <= 0 then
+  -- no claim has succeeded since this run's (every successful claim sets run_token), and
+  -- no release of this run kept its lease for lockAtLeastFor (kept_token): a live lease
+  -- can only be this run's, with its token, so it is deleted without being read
+  lease = {ARGV[1], false}
+else
+  lease = redis.call('HMGET', KEYS[1], 'token', 'acquired_at')
+end
+if state ~= '' then
   if lease[1] == ARGV[1] or meta[1] == ARGV[1] then
     local run_fence = tonumber(ARGV[5] or '')
     if run_fence and tonumber(meta[2]) ~= run_fence then
@@ -74,14 +93,19 @@ end
 if lease[1] ~= ARGV[1] then
   return {0, recorded}
 end
-local at_least = tonumber(ARGV[2])
 if at_least > 0 then
   local keep_until = (tonumber(lease[2]) or 0) + at_least
   if keep_until > clock() then
     redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', keep_until))
     redis.call('HDEL', KEYS[1], 'token')
+    if KEYS[2] then
+      redis.call('HSET', KEYS[2], 'kept_token', ARGV[1])
+    end
     return {2, recorded}
   end
 end
-redis.call('DEL', KEYS[1])
+if redis.call('DEL', KEYS[1]) == 0 and lease[2] == false then
+  -- the unread lease had expired
+  return {0, recorded}
+end
 return {1, recorded}

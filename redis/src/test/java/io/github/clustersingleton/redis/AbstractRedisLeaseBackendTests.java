@@ -560,6 +560,50 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 	}
 
 	@Test
+	void aRunsFirstRecordIsWrittenOnceAndALedgerIsTrimmedEveryTenthOfItsSize() {
+		String job = jobName("ledger-trim");
+		RunLedger ledger = this.backend.runLedger();
+		String key = "{cluster-singleton:" + job + "}:runs";
+		Instant started = Instant.parse("2026-01-01T10:00:00Z");
+		RunRecord ended = new RunRecord(job, started, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, started,
+				started.plusMillis(5), null);
+		// a write whose answer was lost is sent again: still one record of the run
+		ledger.recordAll(List.of(ended), 20, (run) -> true);
+		ledger.recordAll(List.of(ended), 20, (run) -> true);
+		assertThat(ledger.history(job, 20)).containsExactly(ended);
+		// a run's start, then its end: the end replaces the start
+		RunRecord running = new RunRecord(job, started.plusSeconds(60), 1, 2, "node-a", RunTrigger.SCHEDULED,
+				RunState.RUNNING, started.plusSeconds(60), null, null);
+		ledger.recordAll(List.of(running), 20, (run) -> false);
+		RunRecord second = running.finish(RunState.FAILED, started.plusSeconds(61), "boom");
+		ledger.recordAll(List.of(second), 20, (run) -> false);
+		assertThat(ledger.history(job, 20)).containsExactly(second, ended);
+		// 20 kept, trimmed every second write of this node: also when no run's fencing
+		// token is a multiple of 2 (the tokens in between went to claims that recorded
+		// no run)
+		for (long fence = 3; fence <= 121; fence += 2) {
+			ledger.recordAll(List.of(new RunRecord(job, null, 1, fence, "node-a", RunTrigger.DIRECT, RunState.SUCCEEDED,
+					started, started, null)), 20, (run) -> true);
+			assertThat(this.admin.opsForZSet().size(key)).isLessThanOrEqualTo(21);
+		}
+		assertThat(ledger.history(job, 20)).hasSize(20).first().extracting(RunRecord::fencingToken).isEqualTo(121L);
+	}
+
+	@Test
+	void aLateCompletionLeavesTheLeaseAQuorumMemberGrantedOnTheSameKeys() {
+		String job = jobName("late-completion-quorum");
+		HeldLease late = acquire(request(job, "node-a", LONG_TTL, Instant.parse("2026-01-01T10:00:00Z")));
+		// the lease expired; a quorum acquisition was granted on this server's keys
+		this.admin.delete(this.backend.leaseKey(job));
+		LeaseRequest quorum = request(job, "node-q", LONG_TTL, Instant.parse("2026-01-01T10:01:00Z"));
+		assertThat(new QuorumGrantCall(quorum, LONG_TTL.toMillis())
+			.execute(this.executor, new RedisKeys(RedisLeaseBackend.DEFAULT_KEY_PREFIX))
+			.granted()).isTrue();
+		assertThat(this.backend.completeRun(late, Duration.ZERO, RunCompletion.succeeded())).as("superseded").isFalse();
+		assertThat(this.admin.opsForHash().get(this.backend.leaseKey(job), "token")).isEqualTo(quorum.leaseToken());
+	}
+
+	@Test
 	void aStaleHolderCanNeitherEndNorStartARun() {
 		String job = jobName("stale-holder");
 		Instant slot = Instant.parse("2026-01-01T10:00:00Z");
@@ -576,6 +620,10 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 				request(job, "node-b", LONG_TTL, slot.plusSeconds(60)).withPolicy(policy, slot));
 		assertThat(taken.run()).isEqualTo(new SlotRun(slot, 1, RunState.RUNNING));
 		this.backend.release(stale, Duration.ZERO, RunCompletion.failed(Duration.ZERO));
+		assertThat(this.backend.describe(job)).hasValueSatisfying((info) -> {
+			assertThat(info.live()).as("the lease of the claim that took the job over").isTrue();
+			assertThat(info.holder()).isEqualTo("node-b");
+		});
 		assertThat(this.backend.startRun(stale, slot.plusSeconds(120), 1)).isEmpty();
 		Map<Object, Object> meta = this.admin.opsForHash().entries(this.backend.metaKey(job));
 		assertThat(meta).containsEntry("run_state", "running")

@@ -410,7 +410,8 @@ class RedisClaimsIndexTests {
 		before = commandStats();
 		backend.release(lease, Duration.ZERO, RunCompletion.succeeded());
 		Map<String, Long> release = sinceBefore(before);
-		assertThat(insideScripts(release)).isEqualTo(Map.of("hmget", 2L, "hset", 1L, "del", 1L));
+		// the lease is not read: the meta hash says no claim has taken the job since
+		assertThat(insideScripts(release)).isEqualTo(Map.of("hmget", 1L, "hset", 1L, "del", 1L));
 		// a job never claimed: the same
 		before = commandStats();
 		lease = acquire(backend, request("fresh", "node-a", slot(2)));
@@ -433,6 +434,14 @@ class RedisClaimsIndexTests {
 		assertThat(insideScriptsSince(before)).containsEntry("hdel", 1L);
 		assertThat(this.admin.opsForHash().hasKey(meta, "recover_at")).isFalse();
 		assertThat(this.admin.opsForHash().get(meta, "run_state")).isEqualTo("succeeded");
+		// a lease kept for lockAtLeastFor is read by a completion sent again without it,
+		// and stays
+		lease = acquire(backend, request("job", "node-a", slot(0)));
+		backend.release(lease, Duration.ofMinutes(1), RunCompletion.succeeded());
+		before = commandStats();
+		backend.release(lease, Duration.ZERO, RunCompletion.succeeded());
+		assertThat(insideScriptsSince(before)).containsEntry("hmget", 2L).doesNotContainKey("del");
+		assertThat(this.admin.hasKey("{" + this.prefix + ":job}:lease")).isTrue();
 	}
 
 	private Map<String, Long> commandStats() {
