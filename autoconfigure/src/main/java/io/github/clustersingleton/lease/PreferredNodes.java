@@ -100,10 +100,10 @@ final class PreferredNodes {
 	private volatile int rankedJobs = -1;
 
 	/**
-	 * How early a node may claim a slot by the store's clock: a node whose clock is ahead
-	 * claims the next slot that much before it comes.
+	 * {@link #routingHorizon()}, computed once: it is asked at every trigger this node
+	 * leaves to another.
 	 */
-	private final Duration slotTolerance;
+	private final Duration routingHorizon;
 
 	/**
 	 * The schedule of each job skipped here, as its trigger saw it (with the job's cron
@@ -129,7 +129,9 @@ final class PreferredNodes {
 		this.owner = owner;
 		this.leaseTtl = leaseTtl;
 		this.sweepDelay = sweepDelay;
-		this.slotTolerance = slotTolerance;
+		// the slot tolerance is how early a node whose clock is ahead may claim the next
+		// slot
+		this.routingHorizon = sweepDelay.multipliedBy(2).plus(slotTolerance).plus(CLAIM_MARGIN);
 		this.clock = clock;
 		this.storeClock = storeClock;
 		this.monitor = monitor;
@@ -195,7 +197,7 @@ final class PreferredNodes {
 	 * often is claimed by every node at its fire time, as without routing.
 	 */
 	private Duration routingHorizon() {
-		return this.sweepDelay.multipliedBy(2).plus(this.slotTolerance).plus(CLAIM_MARGIN);
+		return this.routingHorizon;
 	}
 
 	private int preferredIndex(List<String> owners, String jobName) {
