@@ -17,9 +17,7 @@
 package io.github.clustersingleton.lease;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -244,16 +242,14 @@ final class RunLedgerWriter {
 			return;
 		}
 		List<RunRecord> runs = List.copyOf(records.values());
-		Set<RunRecord> firstRecords = Collections.newSetFromMap(new IdentityHashMap<>());
-		startsReplaced.forEach((key) -> firstRecords.add(records.get(key)));
 		int maxRuns = this.maxRuns;
 		if (runs.size() == 1) {
 			call("a write for job '" + runs.get(0).jobName() + "' failed", 1,
 					() -> this.ledger.record(runs.get(0), maxRuns));
 		}
 		else {
-			call("a write of " + runs.size() + " runs failed", runs.size(),
-					() -> this.ledger.recordAll(runs, maxRuns, firstRecords::contains));
+			call("a write of " + runs.size() + " runs failed", runs.size(), () -> this.ledger.recordAll(runs, maxRuns,
+					(run) -> startsReplaced.contains(new RunKey(run.jobName(), run.fencingToken()))));
 		}
 	}
 

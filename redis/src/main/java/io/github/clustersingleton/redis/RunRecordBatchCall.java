@@ -35,10 +35,6 @@ import io.github.clustersingleton.RunRecord;
 record RunRecordBatchCall(List<RunRecord> runs, int maxRuns, List<Boolean> first,
 		List<Boolean> trim) implements RedisScriptCall<Void> {
 
-	RunRecordBatchCall(List<RunRecord> runs, int maxRuns) {
-		this(runs, maxRuns, runs.stream().map((run) -> false).toList(), runs.stream().map((run) -> true).toList());
-	}
-
 	@Override
 	public RedisLeaseScript script() {
 		return RedisLeaseScript.RUN_RECORD_BATCH;
