@@ -1182,6 +1182,9 @@ public final class HerdBenchmark {
 
 		private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
 
+		/** Per kind of request, the time the mock server spent answering. */
+		private final Map<String, AtomicLong> nanos = new ConcurrentHashMap<>();
+
 		private final KubernetesMockServer server;
 
 		private KubernetesApi() {
@@ -1191,10 +1194,18 @@ public final class HerdBenchmark {
 
 						@Override
 						public MockResponse dispatch(RecordedRequest request) {
-							KubernetesApi.this.requests.computeIfAbsent(request.getMethod(), (m) -> new AtomicLong())
+							String path = request.getPath();
+							boolean list = "GET".equals(request.getMethod()) && path != null
+									&& (path.contains("labelSelector") || path.split("\\?")[0].endsWith("/leases"));
+							String kind = list ? "LIST" : request.getMethod();
+							KubernetesApi.this.requests.computeIfAbsent(kind, (m) -> new AtomicLong())
 								.incrementAndGet();
+							long started = System.nanoTime();
+							MockResponse response = super.dispatch(request);
+							KubernetesApi.this.nanos.computeIfAbsent(kind, (m) -> new AtomicLong())
+								.addAndGet(System.nanoTime() - started);
 							// as a real API server does, to the second
-							return super.dispatch(request).setHeader("Date",
+							return response.setHeader("Date",
 									DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
 						}
 
@@ -1222,6 +1233,9 @@ public final class HerdBenchmark {
 			for (Map.Entry<String, AtomicLong> method : this.requests.entrySet()) {
 				values.put(method.getKey(), method.getValue().get());
 				total += method.getValue().get();
+			}
+			for (Map.Entry<String, AtomicLong> method : this.nanos.entrySet()) {
+				values.put(method.getKey() + "_server_ms", method.getValue().get() / 1_000_000);
 			}
 			values.put("statements", total);
 			return new HerdCounters.Snapshot(values, Map.of(), 0);

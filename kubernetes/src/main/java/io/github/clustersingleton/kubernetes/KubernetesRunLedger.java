@@ -80,15 +80,59 @@ final class KubernetesRunLedger implements RunLedger {
 	@Override
 	public void record(RunRecord run, int maxRuns) {
 		Assert.notNull(run, "'run' must not be null");
+		recordAll(List.of(run), maxRuns);
+	}
+
+	/**
+	 * One read and one PUT per job, whatever the number of its records: a job's start and
+	 * end sent together, or the runs of several slots, are one write of its Lease.
+	 */
+	@Override
+	public void recordAll(List<RunRecord> runs, int maxRuns) {
+		Assert.notNull(runs, "'runs' must not be null");
 		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
 		int keep = Math.min(maxRuns, LeaseAnnotations.MAX_LEDGER_RUNS);
-		update(run.jobName(), true, (runs) -> {
-			List<RunRecord> next = new ArrayList<>(runs.size() + 1);
-			next.add(run);
-			runs.stream().filter((other) -> other.fencingToken() != run.fencingToken()).forEach(next::add);
-			next.sort(Comparator.comparingLong(RunRecord::fencingToken).reversed());
-			return (next.size() > keep) ? next.subList(0, keep) : next;
-		});
+		Map<String, List<RunRecord>> byJob = new LinkedHashMap<>();
+		for (RunRecord run : runs) {
+			byJob.computeIfAbsent(run.jobName(), (jobName) -> new ArrayList<>()).add(run);
+		}
+		RuntimeException failure = null;
+		for (Map.Entry<String, List<RunRecord>> job : byJob.entrySet()) {
+			try {
+				update(job.getKey(), true, (current) -> merged(current, job.getValue(), keep));
+			}
+			catch (RuntimeException ex) {
+				// the other jobs' records are still written; the first failure is
+				// reported
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	/**
+	 * The runs with the new records in, each replacing the one of its fencing token (a
+	 * later record of a run replaces an earlier one: the records come oldest first),
+	 * newest first, at most {@code keep}.
+	 */
+	private static List<RunRecord> merged(List<RunRecord> current, List<RunRecord> records, int keep) {
+		Map<Long, RunRecord> byToken = new LinkedHashMap<>();
+		for (RunRecord run : current) {
+			byToken.put(run.fencingToken(), run);
+		}
+		for (RunRecord run : records) {
+			byToken.put(run.fencingToken(), run);
+		}
+		List<RunRecord> next = new ArrayList<>(byToken.values());
+		next.sort(Comparator.comparingLong(RunRecord::fencingToken).reversed());
+		return (next.size() > keep) ? next.subList(0, keep) : next;
 	}
 
 	@Override

@@ -850,6 +850,62 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@Test
+	void theRecordsOfOneJobSentTogetherAreOneReadAndOneWriteOfItsLease() {
+		String job = jobName("ledger-grouped");
+		String other = jobName("ledger-grouped-other");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		RunRecord earlier = new RunRecord(job, s1, 1, 7, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
+				s1.plusSeconds(1), null);
+		this.backend.runLedger().record(earlier, 10);
+		Instant s2 = s1.plusSeconds(60);
+		RunRecord started = new RunRecord(job, s2, 1, 8, "node-a", RunTrigger.SCHEDULED, RunState.RUNNING, s2, null,
+				null);
+		RunRecord ended = started.finish(RunState.FAILED, s2.plusSeconds(3), "boom");
+		RunRecord otherRun = new RunRecord(other, s2, 1, 3, "node-b", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s2,
+				s2.plusSeconds(1), null);
+		this.backend.runLedger().record(otherRun, 10);
+		resetRoundTrips();
+		this.backend.runLedger().recordAll(List.of(started, otherRun, ended), 10);
+		// per job: a GET and a PUT, whatever the number of its records
+		assertThat(roundTrips()).isEqualTo(4);
+		assertThat(this.backend.runLedger().history(job, 10)).extracting(RunRecord::fencingToken, RunRecord::state)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(8L, RunState.FAILED),
+					org.assertj.core.groups.Tuple.tuple(7L, RunState.SUCCEEDED));
+		assertThat(this.backend.runLedger().history(other, 10)).singleElement()
+			.extracting(RunRecord::fencingToken)
+			.isEqualTo(3L);
+	}
+
+	@Test
+	void aJobWhoseLedgerCannotBeWrittenDoesNotCostTheOtherJobsTheirs() {
+		String job = jobName("ledger-grouped-ok");
+		String broken = jobName("ledger-grouped-broken");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		// a Lease of the same name that cluster-singleton did not create: its ledger is
+		// refused
+		this.client.leases()
+			.inNamespace(NAMESPACE)
+			.resource(new LeaseBuilder().withNewMetadata()
+				.withName(this.backend.leaseName(broken))
+				.withNamespace(NAMESPACE)
+				.endMetadata()
+				.withNewSpec()
+				.endSpec()
+				.build())
+			.create();
+		RunRecord refused = new RunRecord(broken, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
+				s1.plusSeconds(1), null);
+		RunRecord kept = new RunRecord(job, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
+				s1.plusSeconds(1), null);
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.backend.runLedger().recordAll(List.of(refused, kept), 10))
+			.withMessageContaining(this.backend.leaseName(broken));
+		assertThat(this.backend.runLedger().history(job, 10)).singleElement()
+			.extracting(RunRecord::fencingToken)
+			.isEqualTo(1L);
+	}
+
+	@Test
 	void aLedgerWriteBetweenTheReadAndThePutOfAClaimDoesNotCostTheClaim() {
 		String job = jobName("ledger-race");
 		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
