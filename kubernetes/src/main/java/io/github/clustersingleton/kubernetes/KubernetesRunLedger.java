@@ -32,6 +32,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
@@ -102,14 +103,20 @@ final class KubernetesRunLedger implements RunLedger {
 				update(job.getKey(), true, (current) -> merged(current, job.getValue(), keep));
 			}
 			catch (RuntimeException ex) {
-				// the other jobs' records are still written; the first failure is
-				// reported
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
+				if (failure != null) {
 					failure.addSuppressed(ex);
 				}
+				else {
+					failure = ex;
+				}
+				if (isOutage(ex)) {
+					// the API server is out of reach or failing: the next jobs would each
+					// wait for the request timeout, and the writer tries the whole group
+					// again later
+					throw failure;
+				}
+				// a failure of this job's Lease (a Lease of another component, writes
+				// that kept coming in between): the other jobs' records are still written
 			}
 		}
 		if (failure != null) {
@@ -118,9 +125,20 @@ final class KubernetesRunLedger implements RunLedger {
 	}
 
 	/**
+	 * Whether a failure is the API server's rather than one job's Lease's: no answer (a
+	 * timeout, a refused connection) or a server error.
+	 */
+	private static boolean isOutage(RuntimeException ex) {
+		return ex instanceof KubernetesClientException clientException
+				&& (clientException.getCode() == 0 || clientException.getCode() >= 500);
+	}
+
+	/**
 	 * The runs with the new records in, each replacing the one of its fencing token (a
 	 * later record of a run replaces an earlier one: the records come oldest first),
-	 * newest first, at most {@code keep}.
+	 * newest first, at most {@code keep}. A run's start never replaces a record of how it
+	 * ended (its own end, or {@code lost} written by the node that took the job over): a
+	 * start written again after the end landed leaves the end.
 	 */
 	private static List<RunRecord> merged(List<RunRecord> current, List<RunRecord> records, int keep) {
 		Map<Long, RunRecord> byToken = new LinkedHashMap<>();
@@ -128,7 +146,9 @@ final class KubernetesRunLedger implements RunLedger {
 			byToken.put(run.fencingToken(), run);
 		}
 		for (RunRecord run : records) {
-			byToken.put(run.fencingToken(), run);
+			byToken.merge(run.fencingToken(), run,
+					(recorded, next) -> (next.state() == RunState.RUNNING && recorded.state() != RunState.RUNNING)
+							? recorded : next);
 		}
 		List<RunRecord> next = new ArrayList<>(byToken.values());
 		next.sort(Comparator.comparingLong(RunRecord::fencingToken).reversed());
@@ -234,13 +254,14 @@ final class KubernetesRunLedger implements RunLedger {
 				}
 				this.jobLeases.checkJob(lease, jobName);
 				List<RunRecord> runs = change.apply(read(lease, jobName));
-				if (runs == null) {
+				String value = (runs != null) ? write(runs) : null;
+				if (value == null || value.equals(LeaseCodec.annotation(lease, RUNS))) {
+					// nothing to change (a group sent again after a partial failure): no
+					// PUT, which would change the Lease's resourceVersion under its
+					// holder
 					return done(null);
 				}
-				Lease next = new LeaseBuilder(lease).editMetadata()
-					.addToAnnotations(RUNS, write(runs))
-					.endMetadata()
-					.build();
+				Lease next = new LeaseBuilder(lease).editMetadata().addToAnnotations(RUNS, value).endMetadata().build();
 				return OptimisticUpdate.update(next, (written) -> null);
 			});
 	}

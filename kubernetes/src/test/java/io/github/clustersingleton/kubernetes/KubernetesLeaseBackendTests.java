@@ -50,6 +50,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -132,12 +133,17 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	 */
 	private final Map<String, AtomicInteger> conflictingUpdates = new ConcurrentHashMap<>();
 
+	/**
+	 * Per Lease name: how many of its next GETs the server answers 503.
+	 */
+	private final Map<String, AtomicInteger> failingReads = new ConcurrentHashMap<>();
+
 	@BeforeAll
 	void startMockServer() {
 		// the mock server logs every request at INFO through java.util.logging
 		MOCK_SERVER_LOGGER.setLevel(Level.WARNING);
 		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-				new RecordingCrudDispatcher(this.sent, this.conflictingUpdates), false);
+				new RecordingCrudDispatcher(this.sent, this.conflictingUpdates, this.failingReads), false);
 		this.server.init();
 		this.client = this.server.createClient();
 		this.backend = newBackend(Clock.systemUTC());
@@ -864,16 +870,17 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		RunRecord otherRun = new RunRecord(other, s2, 1, 3, "node-b", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s2,
 				s2.plusSeconds(1), null);
 		this.backend.runLedger().record(otherRun, 10);
+		RunRecord otherNext = new RunRecord(other, s2.plusSeconds(60), 1, 4, "node-b", RunTrigger.SCHEDULED,
+				RunState.SUCCEEDED, s2.plusSeconds(60), s2.plusSeconds(61), null);
 		resetRoundTrips();
-		this.backend.runLedger().recordAll(List.of(started, otherRun, ended), 10);
+		this.backend.runLedger().recordAll(List.of(started, otherNext, ended), 10);
 		// per job: a GET and a PUT, whatever the number of its records
 		assertThat(roundTrips()).isEqualTo(4);
 		assertThat(this.backend.runLedger().history(job, 10)).extracting(RunRecord::fencingToken, RunRecord::state)
 			.containsExactly(org.assertj.core.groups.Tuple.tuple(8L, RunState.FAILED),
 					org.assertj.core.groups.Tuple.tuple(7L, RunState.SUCCEEDED));
-		assertThat(this.backend.runLedger().history(other, 10)).singleElement()
-			.extracting(RunRecord::fencingToken)
-			.isEqualTo(3L);
+		assertThat(this.backend.runLedger().history(other, 10)).extracting(RunRecord::fencingToken)
+			.containsExactly(4L, 3L);
 	}
 
 	@Test
@@ -903,6 +910,56 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		assertThat(this.backend.runLedger().history(job, 10)).singleElement()
 			.extracting(RunRecord::fencingToken)
 			.isEqualTo(1L);
+	}
+
+	@Test
+	void aRunsStartWrittenAgainAfterItsEndLeavesTheEnd() {
+		String job = jobName("ledger-start-after-end");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		RunRecord started = new RunRecord(job, s1, 1, 4, "node-a", RunTrigger.SCHEDULED, RunState.RUNNING, s1, null,
+				null);
+		this.backend.runLedger().record(started.finish(RunState.LOST, null, null), 10);
+		// the start of a group sent again after the node that took the job over marked it
+		this.backend.runLedger().recordAll(List.of(started), 10);
+		assertThat(this.backend.runLedger().history(job, 10)).singleElement()
+			.extracting(RunRecord::state)
+			.isEqualTo(RunState.LOST);
+	}
+
+	@Test
+	void recordsWrittenAgainChangeNothingAndSendNoPut() {
+		String job = jobName("ledger-again");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		RunRecord run = new RunRecord(job, s1, 1, 2, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
+				s1.plusSeconds(1), null);
+		this.backend.runLedger().record(run, 10);
+		String version = lease(job).getMetadata().getResourceVersion();
+		resetRoundTrips();
+		this.backend.runLedger().recordAll(List.of(run), 10);
+		assertThat(roundTrips()).as("one GET, no PUT").isEqualTo(1);
+		assertThat(lease(job).getMetadata().getResourceVersion()).isEqualTo(version);
+	}
+
+	@Test
+	void anOutageOfTheApiServerStopsAGroupAtItsFirstJob() {
+		String failing = jobName("ledger-outage-first");
+		String next = jobName("ledger-outage-next");
+		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
+		this.failingReads.put(this.backend.leaseName(failing), new AtomicInteger(1));
+		try {
+			assertThatExceptionOfType(KubernetesClientException.class).isThrownBy(() -> this.backend.runLedger()
+				.recordAll(List.of(
+						new RunRecord(failing, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
+								s1.plusSeconds(1), null),
+						new RunRecord(next, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
+								s1.plusSeconds(1), null)),
+						10));
+			// the writer sends the whole group again later: the next job was not asked
+			assertThat(this.sent).noneMatch((request) -> request.path().contains(this.backend.leaseName(next)));
+		}
+		finally {
+			this.failingReads.clear();
+		}
 	}
 
 	@Test
@@ -1104,9 +1161,13 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 
 		private final Map<String, AtomicInteger> conflictingUpdates;
 
-		RecordingCrudDispatcher(Queue<SentRequest> sent, Map<String, AtomicInteger> conflictingUpdates) {
+		private final Map<String, AtomicInteger> failingReads;
+
+		RecordingCrudDispatcher(Queue<SentRequest> sent, Map<String, AtomicInteger> conflictingUpdates,
+				Map<String, AtomicInteger> failingReads) {
 			this.sent = sent;
 			this.conflictingUpdates = conflictingUpdates;
+			this.failingReads = failingReads;
 		}
 
 		@Override
@@ -1116,6 +1177,15 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 				request.getBody().writeUtf8(body);
 			}
 			this.sent.add(new SentRequest(request.getMethod(), request.getPath(), body));
+			if ("GET".equals(request.getMethod())) {
+				String path = request.getPath();
+				AtomicInteger failures = this.failingReads.get(path.substring(path.lastIndexOf('/') + 1));
+				if (failures != null && failures.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) {
+					return new MockResponse().setResponseCode(503)
+						.setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+								+ "\"reason\":\"ServiceUnavailable\",\"code\":503}");
+				}
+			}
 			if ("PUT".equals(request.getMethod())) {
 				String path = request.getPath();
 				String name = path.substring(path.lastIndexOf('/') + 1);
