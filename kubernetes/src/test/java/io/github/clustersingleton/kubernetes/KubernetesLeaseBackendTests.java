@@ -860,15 +860,13 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		String job = jobName("ledger-grouped");
 		String other = jobName("ledger-grouped-other");
 		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
-		RunRecord earlier = new RunRecord(job, s1, 1, 7, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
-				s1.plusSeconds(1), null);
+		RunRecord earlier = succeeded(job, s1, 7, "node-a");
 		this.backend.runLedger().record(earlier, 10);
 		Instant s2 = s1.plusSeconds(60);
 		RunRecord started = new RunRecord(job, s2, 1, 8, "node-a", RunTrigger.SCHEDULED, RunState.RUNNING, s2, null,
 				null);
 		RunRecord ended = started.finish(RunState.FAILED, s2.plusSeconds(3), "boom");
-		RunRecord otherRun = new RunRecord(other, s2, 1, 3, "node-b", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s2,
-				s2.plusSeconds(1), null);
+		RunRecord otherRun = succeeded(other, s2, 3, "node-b");
 		this.backend.runLedger().record(otherRun, 10);
 		RunRecord otherNext = new RunRecord(other, s2.plusSeconds(60), 1, 4, "node-b", RunTrigger.SCHEDULED,
 				RunState.SUCCEEDED, s2.plusSeconds(60), s2.plusSeconds(61), null);
@@ -900,10 +898,8 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 				.endSpec()
 				.build())
 			.create();
-		RunRecord refused = new RunRecord(broken, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
-				s1.plusSeconds(1), null);
-		RunRecord kept = new RunRecord(job, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
-				s1.plusSeconds(1), null);
+		RunRecord refused = succeeded(broken, s1, 1, "node-a");
+		RunRecord kept = succeeded(job, s1, 1, "node-a");
 		assertThatIllegalStateException()
 			.isThrownBy(() -> this.backend.runLedger().recordAll(List.of(refused, kept), 10))
 			.withMessageContaining(this.backend.leaseName(broken));
@@ -930,8 +926,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	void recordsWrittenAgainChangeNothingAndSendNoPut() {
 		String job = jobName("ledger-again");
 		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
-		RunRecord run = new RunRecord(job, s1, 1, 2, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
-				s1.plusSeconds(1), null);
+		RunRecord run = succeeded(job, s1, 2, "node-a");
 		this.backend.runLedger().record(run, 10);
 		String version = lease(job).getMetadata().getResourceVersion();
 		resetRoundTrips();
@@ -948,12 +943,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 		this.failingReads.put(this.backend.leaseName(failing), new AtomicInteger(1));
 		try {
 			assertThatExceptionOfType(KubernetesClientException.class).isThrownBy(() -> this.backend.runLedger()
-				.recordAll(List.of(
-						new RunRecord(failing, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
-								s1.plusSeconds(1), null),
-						new RunRecord(next, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
-								s1.plusSeconds(1), null)),
-						10));
+				.recordAll(List.of(succeeded(failing, s1, 1, "node-a"), succeeded(next, s1, 1, "node-a")), 10));
 			// the writer sends the whole group again later: the next job was not asked
 			assertThat(this.sent).noneMatch((request) -> request.path().contains(this.backend.leaseName(next)));
 		}
@@ -966,8 +956,7 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	void aLedgerWriteBetweenTheReadAndThePutOfAClaimDoesNotCostTheClaim() {
 		String job = jobName("ledger-race");
 		Instant s1 = Instant.parse("2026-01-01T10:00:00Z");
-		RunRecord run = new RunRecord(job, s1, 1, 1, "node-a", RunTrigger.SCHEDULED, RunState.SUCCEEDED, s1,
-				s1.plusSeconds(1), null);
+		RunRecord run = succeeded(job, s1, 1, "node-a");
 		this.backend.runLedger().record(run, 10);
 		// the clock is read to judge pending work, between the claim's read and its PUT
 		AtomicReference<Runnable> onClockRead = new AtomicReference<>(
@@ -1127,6 +1116,15 @@ class KubernetesLeaseBackendTests extends AbstractLeaseBackendContractTests {
 				return attempt.isAcquired();
 			});
 		return result.get();
+	}
+
+	/**
+	 * A scheduled run of a slot, its first attempt, that succeeded a second after its
+	 * slot.
+	 */
+	private static RunRecord succeeded(String job, Instant slot, long fencingToken, String owner) {
+		return new RunRecord(job, slot, 1, fencingToken, owner, RunTrigger.SCHEDULED, RunState.SUCCEEDED, slot,
+				slot.plusSeconds(1), null);
 	}
 
 	private Lease lease(String job) {
