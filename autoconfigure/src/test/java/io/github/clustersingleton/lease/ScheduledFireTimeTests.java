@@ -53,12 +53,11 @@ class ScheduledFireTimeTests {
 		CountDownLatch busy = new CountDownLatch(1);
 		List<Instant[]> runs = new CopyOnWriteArrayList<>();
 		CountDownLatch ran = new CountDownLatch(1);
-		decorated.schedule(() -> {
-			runs.add(new Instant[] { ScheduledFireTime.current(), Instant.now() });
-			ran.countDown();
-		}, new CronTrigger("* * * * * *"));
-		// the only scheduler thread is busy when the trigger fires
+		// the only scheduler thread is busy when the trigger fires: busy before the
+		// trigger is scheduled, else a fire time a few ms away could come first
+		CountDownLatch occupied = new CountDownLatch(1);
 		this.scheduler.execute(() -> {
+			occupied.countDown();
 			try {
 				busy.await(2500, TimeUnit.MILLISECONDS);
 			}
@@ -66,6 +65,11 @@ class ScheduledFireTimeTests {
 				Thread.currentThread().interrupt();
 			}
 		});
+		assertThat(occupied.await(10, TimeUnit.SECONDS)).isTrue();
+		decorated.schedule(() -> {
+			runs.add(new Instant[] { ScheduledFireTime.current(), Instant.now() });
+			ran.countDown();
+		}, new CronTrigger("* * * * * *"));
 		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
 		Instant fireTime = runs.get(0)[0];
 		Instant startedAt = runs.get(0)[1];
