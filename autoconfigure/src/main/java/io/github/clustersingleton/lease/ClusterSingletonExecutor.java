@@ -35,7 +35,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.log.LogMessage;
 import org.springframework.util.Assert;
 
 /**
@@ -341,9 +340,10 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 			return false;
 		}
 		if (slot != null && this.engine.delivery.endingHere(job.name())) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'"
-					+ EngineSupport.describeSlot(slot) + ": the end of its last run here has not reached the "
-					+ this.engine.backend.id() + " lease store yet"));
+			EngineSupport.debug(logger,
+					() -> "cluster-singleton skipped job '" + job.name() + "'" + EngineSupport.describeSlot(slot)
+							+ ": the end of its last run here has not reached the " + this.engine.backend.id()
+							+ " lease store yet");
 			return false;
 		}
 		LeaseRequest request = new LeaseRequest(job.name(), this.engine.settings.owner(), EngineSupport.newLeaseToken(),

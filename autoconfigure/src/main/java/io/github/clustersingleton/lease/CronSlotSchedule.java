@@ -23,6 +23,8 @@ import java.time.ZonedDateTime;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +57,13 @@ public final class CronSlotSchedule {
 	 */
 	private static final long MAX_SLOTS_SCANNED = 1_000_000;
 
+	/**
+	 * The parsed expressions, shared by the schedules of the same expression in the same
+	 * zone: when many jobs fire at one instant, the next fire time after it, which every
+	 * trigger routed to another node asks for, is computed once for all of them.
+	 */
+	private static final Map<CronKey, Cron> CRONS = new ConcurrentHashMap<>();
+
 	private final List<Cron> crons;
 
 	private CronSlotSchedule(List<Cron> crons) {
@@ -70,7 +79,13 @@ public final class CronSlotSchedule {
 	 * @throws IllegalArgumentException when the expression is invalid
 	 */
 	public static CronSlotSchedule of(String expression, ZoneId zone) {
-		return new CronSlotSchedule(List.of(new Cron(expression, CronExpression.parse(expression), zone)));
+		Cron cron = CRONS.get(new CronKey(expression, zone));
+		if (cron == null) {
+			// parse outside the map: an invalid expression throws and is not kept
+			Cron parsed = new Cron(expression, CronExpression.parse(expression), zone);
+			cron = CRONS.computeIfAbsent(new CronKey(expression, zone), (key) -> parsed);
+		}
+		return new CronSlotSchedule(List.of(cron));
 	}
 
 	/**
@@ -245,7 +260,7 @@ public final class CronSlotSchedule {
 	public @Nullable Instant next(Instant now) {
 		Instant next = null;
 		for (Cron cron : this.crons) {
-			Instant n = cron.next(now);
+			Instant n = cron.nextRemembered(now);
 			if (n != null && (next == null || n.isBefore(next))) {
 				next = n;
 			}
@@ -258,11 +273,50 @@ public final class CronSlotSchedule {
 		return String.join(", ", describe());
 	}
 
-	private record Cron(String expression, CronExpression parsed, ZoneId zone) {
+	private record CronKey(String expression, ZoneId zone) {
+	}
+
+	private static final class Cron {
+
+		private final String expression;
+
+		private final CronExpression parsed;
+
+		private final ZoneId zone;
+
+		/** The last answer of {@link #nextRemembered}, or {@code null}. */
+		private volatile @Nullable Next last;
+
+		Cron(String expression, CronExpression parsed, ZoneId zone) {
+			this.expression = expression;
+			this.parsed = parsed;
+			this.zone = zone;
+		}
+
+		String expression() {
+			return this.expression;
+		}
+
+		ZoneId zone() {
+			return this.zone;
+		}
 
 		@Nullable Instant next(Instant now) {
 			ZonedDateTime next = this.parsed.next(now.atZone(this.zone));
 			return (next != null) ? next.toInstant() : null;
+		}
+
+		/**
+		 * {@link #next}, answered from the last call when it asked for the same instant.
+		 */
+		@Nullable Instant nextRemembered(Instant now) {
+			Next last = this.last;
+			if (last != null && last.after().equals(now)) {
+				return last.next();
+			}
+			Instant next = next(now);
+			this.last = new Next(now, next);
+			return next;
 		}
 
 		/**
@@ -288,6 +342,9 @@ public final class CronSlotSchedule {
 			return null;
 		}
 
+	}
+
+	private record Next(Instant after, @Nullable Instant next) {
 	}
 
 }

@@ -20,6 +20,7 @@ import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -47,6 +48,33 @@ final class EngineSupport {
 
 	static String describe(Enum<?> policy) {
 		return policy.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
+	/**
+	 * Log a message at debug level, building it only when debug is on: with Commons
+	 * Logging 1.3 over SLF4J (Spring Framework 7 with Logback, Spring Boot's default),
+	 * {@code logger.debug(LogMessage.of(...))} turns the message into a string whatever
+	 * the level, and the engine logs on every trigger of every job.
+	 * @param logger the logger
+	 * @param message the message
+	 */
+	static void debug(Log logger, Supplier<String> message) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(message.get());
+		}
+	}
+
+	/**
+	 * Log a message and an exception at debug level, building the message only when debug
+	 * is on ({@link #debug(Log, Supplier)}).
+	 * @param logger the logger
+	 * @param message the message
+	 * @param ex the exception
+	 */
+	static void debug(Log logger, Supplier<String> message, Throwable ex) {
+		if (logger.isDebugEnabled()) {
+			logger.debug(message.get(), ex);
+		}
 	}
 
 	static void notify(Runnable callback) {

@@ -31,8 +31,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.log.LogMessage;
-
 import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
 
 /**
@@ -100,8 +98,8 @@ final class GuardedRun {
 			}
 			this.state.running().remove(run);
 			this.delivery.releaseQuietly(lease, job);
-			logger.debug(LogMessage
-				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
+			EngineSupport.debug(logger,
+					() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down");
 			EngineSupport.notify(() -> observed.stop("acquired", null));
 			return null;
 		}
@@ -112,9 +110,10 @@ final class GuardedRun {
 				plan.trigger(), RunState.RUNNING, startedAt, null, null);
 		this.ledger.record(record);
 		long started = this.ticker.nanoTime();
-		logger.debug(LogMessage
-			.of(() -> "cluster-singleton running job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
-					+ ", slot=" + lease.slot() + ", attempt=" + plan.attempt() + ", trigger=" + plan.trigger() + ")"));
+		EngineSupport.debug(logger,
+				() -> "cluster-singleton running job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
+						+ ", slot=" + lease.slot() + ", attempt=" + plan.attempt() + ", trigger=" + plan.trigger()
+						+ ")");
 		Throwable failure = null;
 		boolean fatal = true;
 		try {
@@ -226,9 +225,10 @@ final class GuardedRun {
 		this.overdue.noteFinished(finished);
 		RunOutcome told = result;
 		RunRecord recorded = finished;
-		logger.debug(LogMessage
-			.of(() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
-					+ ", slot=" + lease.slot() + ", outcome=" + told.tag() + ", duration=" + outcome.duration() + ")"));
+		EngineSupport.debug(logger,
+				() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
+						+ ", slot=" + lease.slot() + ", outcome=" + told.tag() + ", duration=" + outcome.duration()
+						+ ")");
 		EngineSupport.notify(() -> this.listener.runFinished(job, lease, told, outcome.startedAt(), outcome.duration(),
 				outcome.failure()));
 		return new Outcome(told, outcome.failure(), outcome.validFrom(), recorded, outcome.startedAt(),

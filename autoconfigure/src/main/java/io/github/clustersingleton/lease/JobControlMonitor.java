@@ -36,8 +36,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.log.LogMessage;
-
 import static io.github.clustersingleton.lease.EngineSupport.describeFailure;
 
 /**
@@ -310,7 +308,7 @@ final class JobControlMonitor {
 			logger.warn(message + " (repeated at most once a minute)", logger.isDebugEnabled() ? ex : null);
 		}
 		else {
-			logger.debug(LogMessage.of(() -> message), ex);
+			EngineSupport.debug(logger, () -> message, ex);
 		}
 	}
 

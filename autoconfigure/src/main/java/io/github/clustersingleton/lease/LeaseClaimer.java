@@ -34,8 +34,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.log.LogMessage;
-
 import static io.github.clustersingleton.lease.EngineSupport.describeFailure;
 import static io.github.clustersingleton.lease.EngineSupport.describeSlot;
 import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
@@ -106,8 +104,8 @@ final class LeaseClaimer {
 		if (slot != null || trigger == RunTrigger.MANUAL || controls == null || !controls.isPaused(job.name())) {
 			return false;
 		}
-		logger
-			.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "': job paused cluster-wide"));
+		EngineSupport.debug(logger,
+				() -> "cluster-singleton skipped job '" + job.name() + "': job paused cluster-wide");
 		EngineSupport
 			.notify(() -> this.listener.acquireAttempted(job, null, AcquireResult.paused(null), Duration.ZERO));
 		return true;
@@ -119,19 +117,19 @@ final class LeaseClaimer {
 	 */
 	boolean skippedLocally(JobDefinition job, @Nullable Instant slot) {
 		if (this.state.isClosing()) {
-			logger.debug(LogMessage
-				.of(() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down"));
+			EngineSupport.debug(logger,
+					() -> "cluster-singleton skipped job '" + job.name() + "': the application is shutting down");
 			return true;
 		}
 		if (!job.enabled()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name()
-					+ "': disabled by cluster-singleton.jobs." + job.name() + ".enabled"));
+			EngineSupport.debug(logger, () -> "cluster-singleton skipped job '" + job.name()
+					+ "': disabled by cluster-singleton.jobs." + job.name() + ".enabled");
 			return true;
 		}
 		LeaderElection leader = this.state.leader();
 		if (leader != null && !leader.isLeader()) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
-					+ ": this node is not the leader"));
+			EngineSupport.debug(logger, () -> "cluster-singleton skipped job '" + job.name() + "'" + describeSlot(slot)
+					+ ": this node is not the leader");
 			EngineSupport
 				.notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notLeader(), Duration.ZERO));
 			return true;
@@ -143,8 +141,8 @@ final class LeaseClaimer {
 	 * Record a trigger left to the job's preferred node.
 	 */
 	void notPreferred(JobDefinition job, Instant slot) {
-		logger.debug(LogMessage.of(() -> "cluster-singleton left job '" + job.name() + "'" + describeSlot(slot)
-				+ " to its preferred node"));
+		EngineSupport.debug(logger, () -> "cluster-singleton left job '" + job.name() + "'" + describeSlot(slot)
+				+ " to its preferred node");
 		EngineSupport
 			.notify(() -> this.listener.acquireAttempted(job, slot, AcquireResult.notPreferred(), Duration.ZERO));
 	}
@@ -215,8 +213,8 @@ final class LeaseClaimer {
 				controls.recordPaused(job, slot, result.lastSlot());
 			}
 			if (!request.recovery()) {
-				logger.debug(LogMessage.of(() -> "cluster-singleton skipped job '" + job.name() + "'"
-						+ describeSlot(slot) + ": " + describeSkip(result)));
+				EngineSupport.debug(logger, () -> "cluster-singleton skipped job '" + job.name() + "'"
+						+ describeSlot(slot) + ": " + describeSkip(result));
 			}
 			EngineSupport.notify(() -> observed.stop(result.outcome().tag(), null));
 			return null;

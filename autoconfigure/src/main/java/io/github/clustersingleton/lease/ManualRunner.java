@@ -30,8 +30,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.log.LogMessage;
-
 import static io.github.clustersingleton.lease.EngineSupport.describeFailure;
 
 /**
@@ -145,8 +143,8 @@ final class ManualRunner {
 				.orElse(false);
 		}
 		catch (RuntimeException ex) {
-			logger.debug(LogMessage.of(() -> "cluster-singleton could not read run-now request " + request.id()
-					+ " of job '" + job.name() + "'; the next look tries again"), ex);
+			EngineSupport.debug(logger, () -> "cluster-singleton could not read run-now request " + request.id()
+					+ " of job '" + job.name() + "'; the next look tries again", ex);
 			return false;
 		}
 	}
@@ -218,7 +216,7 @@ final class ManualRunner {
 				logger.warn(message);
 			}
 			else {
-				logger.debug(LogMessage.of(() -> message));
+				EngineSupport.debug(logger, () -> message);
 			}
 			return false;
 		}

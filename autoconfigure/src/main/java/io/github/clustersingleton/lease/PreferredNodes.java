@@ -36,8 +36,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.log.LogMessage;
-
 /**
  * Preferred-node routing of cron triggers: for each job, one live node (its preferred
  * node) claims the job's slot at the fire time; every other node skips the trigger
@@ -178,7 +176,10 @@ final class PreferredNodes {
 		if (preferred < 0 || owners.get(preferred).equals(this.owner)) {
 			return false;
 		}
-		this.schedules.put(job.name(), schedule);
+		if (this.schedules.get(job.name()) != schedule) {
+			// a read costs less than a write, and the schedule rarely changes
+			this.schedules.put(job.name(), schedule);
+		}
 		// the next node in line sweeps first; the others only if it did not claim either
 		int tier = owners.get((preferred + 1) % owners.size()).equals(this.owner) ? 1 : 2;
 		this.skipped.compute(new Sweep(slot, tier), (key, jobs) -> {
@@ -320,8 +321,8 @@ final class PreferredNodes {
 				later.add(name);
 				continue;
 			}
-			logger.debug(LogMessage.of(() -> "cluster-singleton claims job '" + name + "' for slot " + slot
-					+ ": its preferred node did not within " + this.sweepDelay.multipliedBy(sweep.tier() + look - 1)));
+			EngineSupport.debug(logger, () -> "cluster-singleton claims job '" + name + "' for slot " + slot
+					+ ": its preferred node did not within " + this.sweepDelay.multipliedBy(sweep.tier() + look - 1));
 			this.monitor.claimSkippedSlot(name, slot);
 		}
 		ScheduledExecutorService background = this.background;
