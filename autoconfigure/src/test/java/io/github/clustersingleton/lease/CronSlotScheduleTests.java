@@ -18,9 +18,17 @@ package io.github.clustersingleton.lease;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+
+import org.springframework.scheduling.support.CronExpression;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -54,6 +62,41 @@ class CronSlotScheduleTests {
 		assertThat(utc.next(before)).isEqualTo(NOON_UTC);
 		assertThat(paris.next(before)).isEqualTo(NOON_UTC.minusSeconds(3600));
 		assertThat(utc.next(before)).isEqualTo(NOON_UTC);
+	}
+
+	@Test
+	void threadsAskingTheSharedScheduleAtOtherInstantsEachGetTheirOwnAnswer() throws Exception {
+		List<String> expressions = List.of("*/10 * * * * *", "0 30 2 * * *", "0 0 */3 * * MON-FRI");
+		List<ZoneId> zones = List.of(ZoneOffset.UTC, ZoneId.of("Europe/Paris"), ZoneId.of("America/New_York"));
+		// a day with a change to summer time in both zones
+		Instant start = Instant.parse("2026-03-29T00:00:00Z");
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<Integer>> checks = new ArrayList<>();
+			for (int t = 0; t < 4; t++) {
+				long seed = t;
+				checks.add(threads.submit(() -> {
+					Random random = new Random(seed);
+					int checked = 0;
+					for (int i = 0; i < 5_000; i++) {
+						String expression = expressions.get(random.nextInt(expressions.size()));
+						ZoneId zone = zones.get(random.nextInt(zones.size()));
+						Instant now = start.plusSeconds(random.nextInt(3 * 86_400));
+						Instant expected = CronExpression.parse(expression).next(now.atZone(zone)).toInstant();
+						assertThat(CronSlotSchedule.of(expression, zone).next(now)).as(expression + " in " + zone)
+							.isEqualTo(expected);
+						checked++;
+					}
+					return checked;
+				}));
+			}
+			for (Future<Integer> check : checks) {
+				assertThat(check.get(1, TimeUnit.MINUTES)).isEqualTo(5_000);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
 	}
 
 	@Test

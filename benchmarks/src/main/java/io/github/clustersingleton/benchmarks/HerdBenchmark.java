@@ -51,6 +51,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 
@@ -90,20 +91,28 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The herd at the top of the minute: N nodes whose J cron jobs all fire at the same
- * instant, what the store sees per tick, and how late the runs start. Each node is an
- * engine of its own in this JVM: a {@link ClusterSingletonExecutor} with its own backend,
- * owner id and connection pool (two connections) or Redis connection factory, and its own
- * scheduler, a {@link ScheduledThreadPoolExecutor} with one thread by default (as Spring
- * Boot's task scheduler: {@code spring.task.scheduling.pool.size=1}) on which all J tasks
- * of a tick are scheduled for the same instant, the next multiple of ten seconds at least
- * a second ahead (the jobs' cron fires every ten seconds). The same herd runs with
- * ShedLock's providers ({@code lock} then {@code unlock}) and in leader mode.
+ * instant, what the store sees per tick, and how late the runs start. By default each
+ * node is an application in this JVM ({@link HerdApplications}): a Spring Boot
+ * application context with Spring's scheduler (one thread, Spring Boot's default
+ * {@code spring.task.scheduling.pool.size=1}), the starter's auto-configuration, its own
+ * backend (with its own connection pool of two connections, Redis connection factory or
+ * Kubernetes client) as the lease backend bean, and one bean whose J methods are
+ * {@code @Scheduled} every ten seconds and guarded with {@code @ClusterSingleton}, or
+ * with ShedLock's {@code @SchedulerLock} and its Spring integration for ShedLock's rows.
+ * Every trigger goes through the path it takes in an application: Spring's cron trigger,
+ * the bean post-processor's interceptor, the engine. A tick is one fire time of the
+ * crons, measured from a second before it. With {@code -Dherd.registration=direct} each
+ * node is instead an engine the benchmark builds and calls itself: a
+ * {@link ClusterSingletonExecutor} and a {@link ScheduledThreadPoolExecutor} on which all
+ * J tasks of a tick are scheduled for the same instant (ShedLock's providers called
+ * directly, {@code lock} then {@code unlock}).
  * <p>
  * Per tick the store's own counters are read before and after (once every run ended and
  * the run ledger's writes drained): PostgreSQL {@code xact_commit + xact_rollback} of a
@@ -129,7 +138,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * (pairs such as {@code 3x10,30x500}, instead of the full grid), {@code herd.contenders}
  * ({@code ours,unrouted,leader,shedlock}), {@code herd.ticks} (measured ticks after one
  * warm-up, {@code 3}), {@code herd.threads} (scheduler threads per node, {@code 1}),
- * {@code herd.pool} (JDBC connections per node, {@code 2}), {@code herd.chartsOnly}
+ * {@code herd.pool} (JDBC connections per node, {@code 2}), {@code herd.period} (the
+ * jobs' cron period in seconds, {@code 10}; a tick must end within it),
+ * {@code herd.registration} ({@code spring} or {@code direct}), {@code herd.chartsOnly}
  * (redraw the charts from the CSV file only). Rows go into {@code herd.csv}, replacing
  * rows of the same store, contender, N, J and threads; the charts are drawn from the
  * whole file. Rows written before a column existed keep an empty cell in it.
@@ -181,7 +192,18 @@ public final class HerdBenchmark {
 	 * that fires again is not left to its preferred node, and than the 8 looks of a
 	 * sweep.
 	 */
-	private static final Duration TICK_PERIOD = Duration.ofSeconds(10);
+	private static final Duration TICK_PERIOD = Duration.ofSeconds(Integer.getInteger("herd.period", 10));
+
+	/**
+	 * Whether the nodes are applications ({@link HerdApplications}): the jobs are
+	 * {@code @Scheduled} methods and every trigger goes through Spring's scheduler and
+	 * the bean post-processor's interceptor, as in an application ({@code spring}, the
+	 * default), or engines the benchmark calls itself at the fire time ({@code direct}).
+	 */
+	private static final boolean APPLICATIONS = !"direct".equals(System.getProperty("herd.registration", "spring"));
+
+	/** How many looks a sweep makes at most (PreferredNodes.MAX_LOOKS). */
+	private static final int MAX_LOOKS = 8;
 
 	private static final List<String> COLUMNS = List.of("store", "contender", "nodes", "jobs", "threads", "ticks",
 			"load1_before", "store_counter", "store_statements_per_tick", "store_statements_min",
@@ -190,7 +212,7 @@ public final class HerdBenchmark {
 			"ledger_writes", "other_calls", "background_calls_per_node_per_min", "runs_per_tick",
 			"duplicate_runs_per_tick", "missed_jobs_per_tick", "delay_p50_ms", "delay_p99_ms", "delay_max_ms",
 			"tick_ms", "wal_bytes_per_tick", "xids_per_tick", "rows_touched_per_tick", "row_lock_waits_per_tick",
-			"row_lock_time_ms_per_tick");
+			"row_lock_time_ms_per_tick", "registration", "runs_max_node");
 
 	private HerdBenchmark() {
 	}
@@ -395,6 +417,13 @@ public final class HerdBenchmark {
 		}
 	}
 
+	static void sleepUntil(Instant instant) {
+		long millis = Duration.between(Instant.now(), instant).toMillis();
+		if (millis > 0) {
+			sleep(millis);
+		}
+	}
+
 	private static double median(List<Double> values) {
 		List<Double> sorted = values.stream().sorted().toList();
 		return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
@@ -427,6 +456,9 @@ public final class HerdBenchmark {
 
 		private final List<ClusterSingletonExecutor> executors = new ArrayList<>();
 
+		/** The nodes as applications, when {@link #APPLICATIONS}. */
+		private final List<ConfigurableApplicationContext> applications = new ArrayList<>();
+
 		private final List<LockProvider> lockProviders = new ArrayList<>();
 
 		private final List<Calls> calls = new ArrayList<>();
@@ -435,6 +467,9 @@ public final class HerdBenchmark {
 		private final List<AtomicReferenceArray<Runnable>> bodies = new ArrayList<>();
 
 		private final AtomicLong lastLock = new AtomicLong();
+
+		/** Per measured tick of the applications: the most runs one node made. */
+		private final List<Double> busiestNodeRuns = new ArrayList<>();
 
 		Measurement(Herd herd, HerdCounters counters, String contender, int jobCount, int ticks, long pokeCost) {
 			this.herd = herd;
@@ -456,6 +491,10 @@ public final class HerdBenchmark {
 			for (int i = 0; i < this.herd.size(); i++) {
 				Calls nodeCalls = new Calls(leaderLease);
 				this.calls.add(nodeCalls);
+				if (APPLICATIONS) {
+					startApplication(i, nodeCalls, leaderLease);
+					continue;
+				}
 				if ("shedlock".equals(this.contender)) {
 					this.lockProviders.add(this.herd.lockProvider(i));
 					continue;
@@ -496,17 +535,112 @@ public final class HerdBenchmark {
 				if ("leader".equals(this.contender)) {
 					awaitLeader();
 				}
-				tick(false);
+				if (APPLICATIONS) {
+					tickScheduled(false);
+				}
+				else {
+					tick(false);
+				}
 				List<Tick> measured = new ArrayList<>();
 				for (int t = 0; t < this.ticks; t++) {
-					measured.add(tick(true));
+					measured.add(APPLICATIONS ? tickScheduled(true) : tick(true));
 				}
 				double minutes = (System.nanoTime() - started) / 60e9;
 				long background = this.calls.stream().mapToLong((c) -> c.background.get()).sum();
 				return summarize(measured, background / minutes / this.herd.size());
 			}
 			finally {
-				this.executors.forEach(ClusterSingletonExecutor::close);
+				if (APPLICATIONS) {
+					this.applications.forEach(ConfigurableApplicationContext::close);
+				}
+				else {
+					this.executors.forEach(ClusterSingletonExecutor::close);
+				}
+			}
+		}
+
+		/**
+		 * Start a node as an application: ours with the node's counting backend as its
+		 * lease backend bean, ShedLock with the node's counting lock provider.
+		 */
+		private void startApplication(int node, Calls nodeCalls, String leaderLease) {
+			boolean shedlock = "shedlock".equals(this.contender);
+			LeaseBackend backend = shedlock ? null : new Counting(this.herd.backend(node), nodeCalls);
+			LockProvider lockProvider = shedlock
+					? HerdApplications.counting(this.herd.lockProvider(node), nodeCalls.acquires, nodeCalls.releases)
+					: null;
+			ConfigurableApplicationContext application = HerdApplications.start(node, this.jobCount, TICK_PERIOD,
+					this.contender, this.herd.owner(node), leaderLease, this.herd.threads, backend, lockProvider);
+			this.applications.add(application);
+			if (!shedlock) {
+				this.executors.add(application.getBean(ClusterSingletonExecutor.class));
+			}
+		}
+
+		/**
+		 * Measure one fire time of the applications' cron triggers: the store's counters
+		 * a second before it and after every job ran, every sweep looked and the run
+		 * ledger's writes drained. The triggers fire at every period whether measured or
+		 * not; a tick whose work reaches into the next fire time fails the run, since the
+		 * counters would mix the two (a longer {@code herd.period} fits it).
+		 */
+		private Tick tickScheduled(boolean measured) throws Exception {
+			int nodes = this.herd.size();
+			long period = TICK_PERIOD.toSeconds();
+			Instant earliest = Instant.now().plusMillis(1200);
+			Instant fire = Instant.ofEpochSecond((earliest.getEpochSecond() / period + 1) * period);
+			HerdRuns.Tick runs = HerdRuns.expect(fire, TICK_PERIOD, this.jobCount, nodes);
+			try {
+				sleepUntil(fire.minusMillis(1000));
+				this.herd.poke();
+				HerdCounters.Snapshot before = this.counters.read();
+				long[] callsBefore = callTotals();
+				long[] nodeBefore = this.calls.stream().mapToLong(Calls::total).toArray();
+				long fireNanos = System.nanoTime() + Duration.between(Instant.now(), fire).toNanos();
+				if (!runs.everyJobRan.await(period + 1, TimeUnit.SECONDS)) {
+					throw new IllegalStateException(this.herd.store + " " + this.contender + " " + nodes + "x"
+							+ this.jobCount + ": " + runs.everyJobRan.getCount() + " jobs did not run for " + fire);
+				}
+				// a sweep looks up to MAX_LOOKS times, a sweep delay apart
+				sleepUntil(fire.plus(SWEEP_DELAY.multipliedBy(MAX_LOOKS + 2)));
+				awaitLedger();
+				sleep(SETTLE_MILLIS);
+				this.herd.poke();
+				HerdCounters.Snapshot after = this.counters.read();
+				long[] callsAfter = callTotals();
+				if (!Instant.now().isBefore(fire.plus(TICK_PERIOD))) {
+					throw new IllegalStateException(this.herd.store + " " + this.contender + " " + nodes + "x"
+							+ this.jobCount + ": the tick at " + fire + " was still at work at the next fire time;"
+							+ " measure with a longer -Dherd.period");
+				}
+				if (!measured) {
+					return null;
+				}
+				int duplicates = 0;
+				int missed = 0;
+				for (int j = 0; j < this.jobCount; j++) {
+					int count = runs.runs.get(j);
+					if (count != 1 && !"shedlock".equals(this.contender)) {
+						throw new IllegalStateException(this.herd.store + " " + this.contender + " " + nodes + "x"
+								+ this.jobCount + ": job " + j + " ran " + count + " times in the tick at " + fire);
+					}
+					duplicates += Math.max(0, count - 1);
+					missed += (count == 0) ? 1 : 0;
+				}
+				long[] perNode = new long[nodes];
+				int busiest = 0;
+				for (int i = 0; i < nodes; i++) {
+					perNode[i] = this.calls.get(i).total() - nodeBefore[i];
+					busiest = Math.max(busiest, runs.runsPerNode.get(i));
+				}
+				this.busiestNodeRuns.add((double) busiest);
+				return new Tick(after.minus(before, this.pokeCost), callsAfter[0] - callsBefore[0],
+						callsAfter[1] - callsBefore[1], callsAfter[2] - callsBefore[2], callsAfter[3] - callsBefore[3],
+						perNode, this.jobCount - missed + duplicates, duplicates, missed,
+						runs.delays.stream().sorted().toList(), (runs.lastRun.get() - fireNanos) / 1e6);
+			}
+			finally {
+				HerdRuns.forget(runs);
 			}
 		}
 
@@ -729,6 +863,8 @@ public final class HerdBenchmark {
 			row.put("delay_p99_ms", format(median(ticks.stream().map((t) -> t.percentile(0.99)).toList())));
 			row.put("delay_max_ms", format(median(ticks.stream().map((t) -> t.percentile(1.0)).toList())));
 			row.put("tick_ms", format(median(ticks.stream().map((t) -> t.millis).toList())));
+			row.put("registration", APPLICATIONS ? "spring" : "direct");
+			row.put("runs_max_node", this.busiestNodeRuns.isEmpty() ? "" : format(median(this.busiestNodeRuns)));
 			return row;
 		}
 
