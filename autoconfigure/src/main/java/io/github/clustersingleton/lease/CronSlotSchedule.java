@@ -79,11 +79,12 @@ public final class CronSlotSchedule {
 	 * @throws IllegalArgumentException when the expression is invalid
 	 */
 	public static CronSlotSchedule of(String expression, ZoneId zone) {
-		Cron cron = CRONS.get(new CronKey(expression, zone));
+		CronKey key = new CronKey(expression, zone);
+		Cron cron = CRONS.get(key);
 		if (cron == null) {
 			// parse outside the map: an invalid expression throws and is not kept
 			Cron parsed = new Cron(expression, CronExpression.parse(expression), zone);
-			cron = CRONS.computeIfAbsent(new CronKey(expression, zone), (key) -> parsed);
+			cron = CRONS.computeIfAbsent(key, (absent) -> parsed);
 		}
 		return new CronSlotSchedule(List.of(cron));
 	}

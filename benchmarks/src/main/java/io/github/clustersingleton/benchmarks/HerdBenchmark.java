@@ -616,17 +616,9 @@ public final class HerdBenchmark {
 				if (!measured) {
 					return null;
 				}
-				int duplicates = 0;
-				int missed = 0;
-				for (int j = 0; j < this.jobCount; j++) {
-					int count = runs.runs.get(j);
-					if (count != 1 && !"shedlock".equals(this.contender)) {
-						throw new IllegalStateException(this.herd.store + " " + this.contender + " " + nodes + "x"
-								+ this.jobCount + ": job " + j + " ran " + count + " times in the tick at " + fire);
-					}
-					duplicates += Math.max(0, count - 1);
-					missed += (count == 0) ? 1 : 0;
-				}
+				int[] extra = duplicatesAndMissed(runs.runs, fire);
+				int duplicates = extra[0];
+				int missed = extra[1];
 				long[] perNode = new long[nodes];
 				int busiest = 0;
 				for (int i = 0; i < nodes; i++) {
@@ -717,17 +709,9 @@ public final class HerdBenchmark {
 			if (!measured) {
 				return null;
 			}
-			int duplicates = 0;
-			int missed = 0;
-			for (int j = 0; j < this.jobCount; j++) {
-				int count = runs.get(j);
-				if (count != 1 && !"shedlock".equals(this.contender)) {
-					throw new IllegalStateException(this.herd.store + " " + this.contender + " " + nodes + "x"
-							+ this.jobCount + ": job " + j + " ran " + count + " times in the tick at " + fire);
-				}
-				duplicates += Math.max(0, count - 1);
-				missed += (count == 0) ? 1 : 0;
-			}
+			int[] extra = duplicatesAndMissed(runs, fire);
+			int duplicates = extra[0];
+			int missed = extra[1];
 			long[] perNode = new long[nodes];
 			for (int i = 0; i < nodes; i++) {
 				perNode[i] = this.calls.get(i).total() - nodeBefore[i];
@@ -736,6 +720,26 @@ public final class HerdBenchmark {
 					callsAfter[1] - callsBefore[1], callsAfter[2] - callsBefore[2], callsAfter[3] - callsBefore[3],
 					perNode, runs.length() - missed + duplicates, duplicates, missed, delays.stream().sorted().toList(),
 					(lastEnd.get() - fireNanos) / 1e6);
+		}
+
+		/**
+		 * Count a tick's extra and missing runs: ours must run each job exactly once (the
+		 * run fails otherwise); ShedLock's may run one twice or not at all.
+		 * @return the duplicate runs and the jobs that did not run
+		 */
+		private int[] duplicatesAndMissed(AtomicIntegerArray runs, Instant fire) {
+			int duplicates = 0;
+			int missed = 0;
+			for (int j = 0; j < runs.length(); j++) {
+				int count = runs.get(j);
+				if (count != 1 && !"shedlock".equals(this.contender)) {
+					throw new IllegalStateException(this.herd.store + " " + this.contender + " " + this.herd.size()
+							+ "x" + this.jobCount + ": job " + j + " ran " + count + " times in the tick at " + fire);
+				}
+				duplicates += Math.max(0, count - 1);
+				missed += (count == 0) ? 1 : 0;
+			}
+			return new int[] { duplicates, missed };
 		}
 
 		private void fire(int node, int job, Instant fire, Runnable body) throws Throwable {
