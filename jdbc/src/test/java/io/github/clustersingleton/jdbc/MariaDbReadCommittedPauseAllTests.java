@@ -23,6 +23,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -104,6 +105,10 @@ class MariaDbReadCommittedPauseAllTests {
 		LeaseRequest first = new LeaseRequest(seen, "node-a", token(), Duration.ofMillis(1), S1);
 		assertThat(this.backend.tryAcquire(first).isAcquired()).isTrue();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !this.backend.describe(seen).orElseThrow().live());
+		// the claims below take their connections from the pool while the pause holds its
+		// locks: open them now, so that none waits for a new connection on a loaded
+		// machine
+		warmPool(5);
 		ExecutorService executor = Executors.newFixedThreadPool(3);
 		try (Connection locker = this.pool.getConnection()) {
 			long lockerId = queryLong(locker, "SELECT CONNECTION_ID()");
@@ -116,18 +121,25 @@ class MariaDbReadCommittedPauseAllTests {
 			Future<AcquireResult> unseenPolicyClaim = executor.submit(() -> this.backend
 				.tryAcquire(new LeaseRequest(unseenWithPolicy, "node-b", token(), Duration.ofSeconds(30), S1)
 					.withPolicy(new ClaimPolicy(true, false, 3, true), null)));
+			List<Future<AcquireResult>> claims = List.of(seenClaim, unseenClaim, unseenPolicyClaim);
 			try (Connection watcher = this.pool.getConnection()) {
 				// at least the claim of the job whose row the pause locked waits; the
-				// claims of
-				// never-seen jobs wait for the pause-all row's lock when they have
-				// started by
-				// now, and are refused after the commit either way
+				// claims of never-seen jobs wait for the pause-all row's lock when they
+				// have started by now, and are refused after the commit either way. A
+				// claim that ends while the pause holds its locks did not wait: the test
+				// stops at once and says how it ended.
 				await().atMost(Duration.ofSeconds(30))
 					.pollInterval(Duration.ofMillis(20))
-					.until(() -> waitingBehind(watcher, lockerId) >= 1);
+					.failFast("a claim ended while the pause held its locks", () -> {
+						for (Future<AcquireResult> claim : claims) {
+							assertThat(claim.isDone()).as("claim ended with %s", (Object) new ClaimEnd(claim))
+								.isFalse();
+						}
+					})
+					.until(() -> waitingBehind(watcher, lockerId) >= 1 || lockWaitsOn(watcher) >= 1);
 			}
 			locker.commit();
-			for (Future<AcquireResult> claim : List.of(seenClaim, unseenClaim, unseenPolicyClaim)) {
+			for (Future<AcquireResult> claim : claims) {
 				AcquireResult result = claim.get(30, TimeUnit.SECONDS);
 				assertThat(result.isAcquired()).as("a claim that waited for the pause").isFalse();
 				assertThat(result.outcome()).isEqualTo(Outcome.PAUSED);
@@ -151,6 +163,51 @@ class MariaDbReadCommittedPauseAllTests {
 			try (PreparedStatement statement = JdbcStatement.load("mysql", name, this.table, false)
 				.prepare(connection, parameters)) {
 				statement.executeUpdate();
+			}
+		}
+	}
+
+	private void warmPool(int connections) throws SQLException {
+		List<Connection> opened = new ArrayList<>();
+		try {
+			for (int i = 0; i < connections; i++) {
+				opened.add(this.pool.getConnection());
+			}
+		}
+		finally {
+			for (Connection connection : opened) {
+				connection.close();
+			}
+		}
+	}
+
+	// how a claim ended, described only when an assertion fails
+	private record ClaimEnd(Future<AcquireResult> claim) {
+
+		@Override
+		public String toString() {
+			if (!this.claim.isDone()) {
+				return "(running)";
+			}
+			try {
+				return String.valueOf(this.claim.get().outcome());
+			}
+			catch (Exception ex) {
+				return ex.toString();
+			}
+		}
+
+	}
+
+	// the transactions waiting for a lock while running a statement on this test's
+	// table, whoever holds the lock
+	private long lockWaitsOn(Connection watcher) throws SQLException {
+		try (PreparedStatement statement = watcher.prepareStatement("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
+				+ " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE ?")) {
+			statement.setString(1, "%" + this.table + "%");
+			try (ResultSet resultSet = statement.executeQuery()) {
+				resultSet.next();
+				return resultSet.getLong(1);
 			}
 		}
 	}
