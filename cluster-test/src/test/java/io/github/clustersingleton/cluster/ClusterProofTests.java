@@ -54,6 +54,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.IntToLongFunction;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -1060,7 +1061,8 @@ class ClusterProofTests {
 			LibraryRun stored = this.libraryRuns.getOrDefault(run.job, Map.of()).get(run.token);
 			if (stored != null && "succeeded".equals(stored.state)) {
 				this.completedLate.add(run.id);
-				log("%s returned with its lease no longer valid; the store took its completion: %s", run, stored);
+				log("%s returned with its lease no longer valid; the run ledger records it as succeeded: %s", run,
+						stored);
 			}
 		}
 	}
@@ -1507,7 +1509,7 @@ class ClusterProofTests {
 		Duplicates duplicates = duplicates(byJob,
 				Map.of(job(NodeJobs.LOST), "lost", job(NodeJobs.FAILED), "failed", job(NodeJobs.CHECKED), "lost",
 						job(NodeJobs.OVERRUN), "lost", job(NodeJobs.TRANSACTIONAL), "lost"),
-				releaseWarnings(), this::completionDiedWithNode);
+				releaseWarnings(), this::completionDiedWithNode, this::succeededForStore);
 		failures.addAll(duplicates.failures);
 		// fencing tokens strictly increasing per job in slot order (attempt order within
 		// a slot)
@@ -2841,6 +2843,20 @@ class ClusterProofTests {
 	 */
 	static Duplicates duplicates(Map<String, TreeMap<Instant, List<Run>>> byJob, Map<String, String> recoveryJobs,
 			Map<String, List<String>> releaseWarnings, Function<Run, String> diedWithNode) {
+		return duplicates(byJob, recoveryJobs, releaseWarnings, diedWithNode, Run::succeeded);
+	}
+
+	/**
+	 * As {@link #duplicates(Map, Map, Map, Function)}, with the slot's successes told by
+	 * {@code isSuccess}: also a run that returned normally after its lease had stopped
+	 * being valid, which the library's run ledger records as {@code succeeded} (see
+	 * {@link #succeededForStore}). Such a run's completion may still have been refused,
+	 * when another claim had taken the job over by the time the store answered again; its
+	 * node then logged so, and a run of the slot after it is the window of an unrecorded
+	 * completion like any other.
+	 */
+	static Duplicates duplicates(Map<String, TreeMap<Instant, List<Run>>> byJob, Map<String, String> recoveryJobs,
+			Map<String, List<String>> releaseWarnings, Function<Run, String> diedWithNode, Predicate<Run> isSuccess) {
 		int count = 0;
 		List<String> failures = new ArrayList<>();
 		List<String> unrecorded = new ArrayList<>();
@@ -2853,7 +2869,7 @@ class ClusterProofTests {
 					.forEach((run) -> byAttempt.computeIfAbsent(run.attempt, (attempt) -> new ArrayList<>()).add(run));
 				int sameAttempt = byAttempt.values().stream().mapToInt((same) -> same.size() - 1).sum();
 				List<Run> succeeded = sameSlot.stream()
-					.filter(Run::succeeded)
+					.filter(isSuccess)
 					.sorted(Comparator.comparingInt(Run::attempt).thenComparingLong(Run::id))
 					.toList();
 				// the runs after a success whose completion the store could not record

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 import io.github.clustersingleton.cluster.ClusterProofTests.Duplicates;
 import io.github.clustersingleton.cluster.ClusterProofTests.Run;
@@ -135,6 +136,21 @@ class UnrecordedCompletionTests {
 	}
 
 	@Test
+	void successTakenLateWhoseCompletionWasRefusedIsTheWindowWhenItsNodeSaidSo() {
+		// returned normally after its lease had stopped being valid (a store outage):
+		// the run ledger records it as succeeded, but by the time the store answered
+		// again another node's recovery claim had taken the job over
+		Run late = new Run(1, JOB, SLOT, "node1", 7, false, SLOT, ENDED, SLOT, ENDED, false, false, SLOT, 1,
+				"SCHEDULED", List.of(), false);
+		Predicate<Run> success = (run) -> run.succeeded() || run == late;
+		Duplicates explained = check(Map.of("node1", List.of(warn(JOB, 7, "lost"))), success, late, this.again);
+		assertThat(explained.count()).isZero();
+		assertThat(explained.unrecorded()).hasSize(1);
+		assertThat(explained.window()).containsExactly(2L);
+		assertDuplicate(check(Map.of(), success, late, this.again));
+	}
+
+	@Test
 	void singleRunsAreNoDuplicates() {
 		Duplicates duplicates = check(Map.of(), this.first);
 		assertThat(duplicates.count()).isZero();
@@ -150,13 +166,17 @@ class UnrecordedCompletionTests {
 	}
 
 	private static Duplicates check(Map<String, List<String>> warnings, Run... runs) {
+		return check(warnings, Run::succeeded, runs);
+	}
+
+	private static Duplicates check(Map<String, List<String>> warnings, Predicate<Run> success, Run... runs) {
 		Map<String, TreeMap<Instant, List<Run>>> byJob = new TreeMap<>();
 		for (Run run : runs) {
 			byJob.computeIfAbsent(run.job(), (job) -> new TreeMap<>())
 				.computeIfAbsent(run.slot(), (slot) -> new ArrayList<>())
 				.add(run);
 		}
-		return ClusterProofTests.duplicates(byJob, RECOVERY, warnings);
+		return ClusterProofTests.duplicates(byJob, RECOVERY, warnings, (run) -> null, success);
 	}
 
 	private static String warn(String job, long token, String recovery) {
