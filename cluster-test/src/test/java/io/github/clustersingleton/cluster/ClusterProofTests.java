@@ -2374,8 +2374,9 @@ class ClusterProofTests {
 		}
 		report.add("lost slots of the jobs that check their lease and of the @Transactional job: " + lostSlots);
 		report.add("runs with a recovery policy that returned normally after their lease had stopped being valid, "
-				+ "whose completion the store still took (nobody had taken the job over), counted as their slot's "
-				+ "success: " + this.completedLate.size() + " " + this.completedLate);
+				+ "which the run ledger records as succeeded, counted as their slot's success (a run of the slot "
+				+ "after one is the window of an unrecorded completion when its node logged that another claim "
+				+ "had taken the job over first): " + this.completedLate.size() + " " + this.completedLate);
 	}
 
 	/**
