@@ -17,7 +17,7 @@
 package io.github.clustersingleton.aop;
 
 import java.lang.reflect.Method;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import io.github.clustersingleton.ClusterSingleton;
@@ -26,6 +26,7 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
 import io.github.clustersingleton.lease.PreparedInvocation;
+import io.github.clustersingleton.lease.ScheduledFireTime;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -102,8 +103,11 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 		}
 		// a guarded method called from inside another guarded run is a direct call, even
 		// when the outer run came from the scheduler
-		// fixed-rate and fixed-delay triggers are scheduled runs too, without a slot
-		boolean scheduled = ClusterSingletonContext.find().isEmpty() && calledByScheduler();
+		// fixed-rate and fixed-delay triggers are scheduled runs too, without a slot; a
+		// cron trigger run by the decorated scheduler marks its thread for its job, which
+		// spares the walk up the stack
+		boolean triggered = ScheduledFireTime.takeTriggerOf(job.name());
+		boolean scheduled = ClusterSingletonContext.find().isEmpty() && (triggered || calledByScheduler());
 		if (SuspendFunctions.isSuspending(invocation.getMethod())) {
 			// Spring's proxy awaits what this returns in the caller's coroutine; the
 			// startup checks made sure a runner is there
@@ -131,13 +135,14 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 		if (!(invocation instanceof ProxyMethodInvocation proxied)) {
 			return invocation::proceed;
 		}
-		MethodInvocation pristine = proxied.invocableClone();
-		AtomicBoolean first = new AtomicBoolean(true);
+		// the copy is taken when the body first runs, not at every trigger: most triggers
+		// of a cluster never run the body here
+		AtomicReference<@Nullable MethodInvocation> pristine = new AtomicReference<>();
 		return () -> {
-			if (first.compareAndSet(true, false)) {
+			if (pristine.get() == null && pristine.compareAndSet(null, proxied.invocableClone())) {
 				return invocation.proceed();
 			}
-			return ((ProxyMethodInvocation) pristine).invocableClone().proceed();
+			return ((ProxyMethodInvocation) pristine.get()).invocableClone().proceed();
 		};
 	}
 

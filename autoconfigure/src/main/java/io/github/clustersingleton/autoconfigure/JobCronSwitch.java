@@ -46,6 +46,9 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 
 	private final AtomicBoolean subscribed = new AtomicBoolean();
 
+	/** The engine, once the context has it: looked up at every fire time otherwise. */
+	private volatile @Nullable ClusterSingletonExecutor executor;
+
 	JobCronSwitch(ListableBeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}
@@ -76,17 +79,17 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 
 	@Override
 	public @Nullable Trigger triggerOf(String jobName) {
+		// asked at every fire time of every guarded cron task: the override first, a map
+		// read, and the beans only when there is one
 		ClusterSingletonExecutor executor = executor();
+		String expression = (executor != null) ? executor.cronOverrides().expression(jobName) : null;
+		if (expression == null) {
+			return null;
+		}
 		JobRegistry registry = this.beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable();
-		if (executor == null || registry == null) {
-			return null;
-		}
-		String expression = executor.cronOverrides().expression(jobName);
-		CronSlotSchedule schedule = registry.forName(jobName).map(JobDefinition::schedule).orElse(null);
-		if (expression == null || schedule == null) {
-			return null;
-		}
-		return new CronTrigger(expression, schedule.zone());
+		CronSlotSchedule schedule = (registry != null)
+				? registry.forName(jobName).map(JobDefinition::schedule).orElse(null) : null;
+		return (schedule != null) ? new CronTrigger(expression, schedule.zone()) : null;
 	}
 
 	@Override
@@ -95,7 +98,12 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	}
 
 	private @Nullable ClusterSingletonExecutor executor() {
-		return this.beanFactory.getBeanProvider(ClusterSingletonExecutor.class).getIfAvailable();
+		ClusterSingletonExecutor executor = this.executor;
+		if (executor == null) {
+			executor = this.beanFactory.getBeanProvider(ClusterSingletonExecutor.class).getIfAvailable();
+			this.executor = executor;
+		}
+		return executor;
 	}
 
 }

@@ -52,6 +52,11 @@ import org.springframework.util.Assert;
  * {@code SimpleAsyncTaskScheduler} hands the task to a new thread and asks the trigger
  * for the next fire time at once, often before that thread has started. So the fire times
  * are queued as the trigger returns them, and each run takes the oldest.
+ * <p>
+ * A run of a guarded job's task (one the {@link CronSwitch} names) also marks its thread
+ * with the job's name, which the job's interceptor {@link #takeTriggerOf takes}: that
+ * tells the scheduler's own call of the method from a call by application code without
+ * walking the stack at every trigger.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -59,6 +64,8 @@ import org.springframework.util.Assert;
 public class ScheduledFireTime implements TaskScheduler {
 
 	private static final ThreadLocal<@Nullable Instant> FIRE_TIME = new ThreadLocal<>();
+
+	private static final ThreadLocal<@Nullable String> TRIGGERED_JOB = new ThreadLocal<>();
 
 	private final TaskScheduler delegate;
 
@@ -103,6 +110,23 @@ public class ScheduledFireTime implements TaskScheduler {
 	}
 
 	/**
+	 * Take the mark of a guarded job's trigger on this thread: whether this thread is
+	 * running the task of {@code jobName}'s cron trigger and nothing took the mark yet.
+	 * The first call of the job's method in its task is the scheduler's own; any later
+	 * one (the job calling itself, say) finds no mark.
+	 * @param jobName the job whose method is being called
+	 * @return {@code true} once per run of the job's triggered task, to the first caller
+	 * @since 0.1.0
+	 */
+	public static boolean takeTriggerOf(String jobName) {
+		if (jobName.equals(TRIGGERED_JOB.get())) {
+			TRIGGERED_JOB.remove();
+			return true;
+		}
+		return false;
+	}
+
+	/**
 	 * Run a task as a decorated scheduler runs a cron trigger: with {@link #current()}
 	 * returning {@code fireTime} on this thread while it runs. For code that fires cron
 	 * triggers itself (a benchmark, a test).
@@ -144,10 +168,10 @@ public class ScheduledFireTime implements TaskScheduler {
 		CronSwitch cronSwitch = this.cronSwitch;
 		String jobName = (cronSwitch != null) ? cronSwitch.jobOf(task, trigger) : null;
 		if (cronSwitch == null || jobName == null) {
-			Recording recording = new Recording(task, trigger);
+			Recording recording = new Recording(task, trigger, null);
 			return this.delegate.schedule(recording, recording::nextExecution);
 		}
-		SwitchableTask switchable = new SwitchableTask(task, (context) -> {
+		SwitchableTask switchable = new SwitchableTask(task, jobName, (context) -> {
 			Trigger current = cronSwitch.triggerOf(jobName);
 			return ((current != null) ? current : trigger).nextExecution(context);
 		});
@@ -230,14 +254,17 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private final Runnable task;
 
+		private final String jobName;
+
 		private final Trigger trigger;
 
 		private @Nullable ScheduledFuture<?> current;
 
 		private boolean cancelled;
 
-		SwitchableTask(Runnable task, Trigger trigger) {
+		SwitchableTask(Runnable task, String jobName, Trigger trigger) {
 			this.task = task;
+			this.jobName = jobName;
 			this.trigger = trigger;
 		}
 
@@ -245,7 +272,7 @@ public class ScheduledFireTime implements TaskScheduler {
 			if (this.cancelled) {
 				return;
 			}
-			Recording recording = new Recording(this.task, this.trigger);
+			Recording recording = new Recording(this.task, this.trigger, this.jobName);
 			this.current = ScheduledFireTime.this.delegate.schedule(recording, recording::nextExecution);
 		}
 
@@ -320,11 +347,14 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private final Trigger trigger;
 
+		private final @Nullable String jobName;
+
 		private final Queue<Instant> fireTimes = new ConcurrentLinkedQueue<>();
 
-		Recording(Runnable task, Trigger trigger) {
+		Recording(Runnable task, Trigger trigger, @Nullable String jobName) {
 			this.task = task;
 			this.trigger = trigger;
+			this.jobName = jobName;
 		}
 
 		@Nullable Instant nextExecution(TriggerContext context) {
@@ -338,17 +368,24 @@ public class ScheduledFireTime implements TaskScheduler {
 		@Override
 		public void run() {
 			Instant previous = FIRE_TIME.get();
+			String previousJob = TRIGGERED_JOB.get();
 			FIRE_TIME.set(this.fireTimes.poll());
+			set(TRIGGERED_JOB, this.jobName);
 			try {
 				this.task.run();
 			}
 			finally {
-				if (previous != null) {
-					FIRE_TIME.set(previous);
-				}
-				else {
-					FIRE_TIME.remove();
-				}
+				set(FIRE_TIME, previous);
+				set(TRIGGERED_JOB, previousJob);
+			}
+		}
+
+		private static <T> void set(ThreadLocal<@Nullable T> local, @Nullable T value) {
+			if (value != null) {
+				local.set(value);
+			}
+			else {
+				local.remove();
 			}
 		}
 

@@ -110,6 +110,33 @@ class ScheduledFireTimeSwitchTests {
 		assertThat(this.scheduler.futures.get(0).isCancelled()).isFalse();
 	}
 
+	@Test
+	void aGuardedJobsTaskMarksItsThreadForTheFirstCallOfTheJobOnly() {
+		List<Boolean> taken = new ArrayList<>();
+		this.fireTime.schedule(() -> {
+			taken.add(ScheduledFireTime.takeTriggerOf("other"));
+			taken.add(ScheduledFireTime.takeTriggerOf("report"));
+			taken.add(ScheduledFireTime.takeTriggerOf("report"));
+		}, new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
+		next(0);
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(taken).containsExactly(false, true, false);
+		// the mark ends with the task's run, taken or not
+		this.fireTime.schedule(() -> {
+		}, new CronTrigger("0 0 4 * * *", ZoneOffset.UTC));
+		this.scheduler.scheduled.get(1).task().run();
+		assertThat(ScheduledFireTime.takeTriggerOf("report")).isFalse();
+	}
+
+	@Test
+	void otherTasksLeaveNoMark() {
+		List<Boolean> taken = new ArrayList<>();
+		this.fireTime.schedule(() -> taken.add(ScheduledFireTime.takeTriggerOf("report")),
+				new PeriodicTrigger(Duration.ofSeconds(5)));
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(taken).containsExactly(false);
+	}
+
 	private @Nullable Instant next(int index) {
 		return this.scheduler.scheduled.get(index)
 			.trigger()

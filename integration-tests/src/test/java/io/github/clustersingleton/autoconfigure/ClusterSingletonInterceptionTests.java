@@ -17,6 +17,7 @@
 package io.github.clustersingleton.autoconfigure;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -26,23 +27,32 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobRegistry;
+import io.github.clustersingleton.lease.ScheduledFireTime;
 import org.awaitility.Awaitility;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.concurrent.ConcurrentTaskScheduler;
+import org.springframework.scheduling.support.CronTrigger;
+import org.springframework.scheduling.support.SimpleTriggerContext;
 
 import static io.github.clustersingleton.autoconfigure.ClusterSingletonTestSupport.h2;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -270,6 +280,54 @@ class ClusterSingletonInterceptionTests {
 				assertThat(caller.seen().jobName()).isEqualTo("context");
 				assertThat(caller.seen().slot()).isEmpty();
 			});
+	}
+
+	@Test
+	void callMarkedAsItsJobsCronTriggerShouldOwnTheFireTimeWithoutTheSchedulersRunnableOnTheStack() {
+		this.contextRunner.withBean(ContextJob.class).run((context) -> {
+			ContextJob job = context.getBean(ContextJob.class);
+			ScheduledFireTime.CronSwitch namesTheJob = new ScheduledFireTime.CronSwitch() {
+
+				@Override
+				public @Nullable String jobOf(Runnable task, Trigger trigger) {
+					return "context";
+				}
+
+				@Override
+				public @Nullable Trigger triggerOf(String jobName) {
+					return null;
+				}
+
+				@Override
+				public void addListener(Consumer<String> listener) {
+				}
+
+			};
+			List<Runnable> armed = new CopyOnWriteArrayList<>();
+			List<Instant> fireTimes = new CopyOnWriteArrayList<>();
+			TaskScheduler capturing = new ConcurrentTaskScheduler() {
+
+				@Override
+				public ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
+					// a fire time of a second or two ago
+					fireTimes.add(trigger.nextExecution(
+							new SimpleTriggerContext(Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-2)))));
+					armed.add(task);
+					return super.schedule(() -> {
+					}, Instant.now().plusSeconds(3600));
+				}
+
+			};
+			// the task is this test's lambda, not Spring's runnable of a scheduled
+			// method: only the scheduler's mark tells the interceptor that the call is
+			// the trigger's own
+			new ScheduledFireTime(capturing, namesTheJob).schedule(job::run, new CronTrigger("* * * * * *"));
+			armed.get(0).run();
+			assertThat(job.seen().slot()).contains(fireTimes.get(0));
+			// the same call outside the trigger's task is a direct call
+			job.run();
+			assertThat(job.seen().slot()).isEmpty();
+		});
 	}
 
 	record Seen(String jobName, long fencingToken, Optional<Instant> slot, boolean leaseValid) {
