@@ -35,6 +35,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -105,8 +106,10 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 		// when the outer run came from the scheduler
 		// fixed-rate and fixed-delay triggers are scheduled runs too, without a slot; a
 		// cron trigger run by the decorated scheduler marks its thread for its job, which
-		// spares the walk up the stack
-		boolean triggered = ScheduledFireTime.takeTriggerOf(job.name());
+		// spares the walk up the stack when this is the proxy's first advice (an advice
+		// in front of it, @Async's say, may have run the call elsewhere, or on this
+		// thread with a task of its own in between)
+		boolean triggered = ScheduledFireTime.takeTriggerOf(job.name()) && isFirstAdvice(invocation);
 		boolean scheduled = ClusterSingletonContext.find().isEmpty() && (triggered || calledByScheduler());
 		if (SuspendFunctions.isSuspending(invocation.getMethod())) {
 			// Spring's proxy awaits what this returns in the caller's coroutine; the
@@ -167,6 +170,15 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 			job = this.registry.register(method, this.jobFactory.create(userClass, method, annotation));
 		}
 		return job;
+	}
+
+	/**
+	 * Whether this interceptor is the first advice of the proxy the call came through:
+	 * nothing of the application's or of another advisor ran between the proxy and here.
+	 */
+	private boolean isFirstAdvice(MethodInvocation invocation) {
+		return invocation instanceof ProxyMethodInvocation proxied && proxied.getProxy() instanceof Advised advised
+				&& advised.indexOf(this) == 0;
 	}
 
 	/**

@@ -71,11 +71,6 @@ public final class JobRegistry {
 	}
 
 	/**
-	 * Return the job of a method.
-	 * @param method the annotated method
-	 * @return the job, or {@code null} when the method has none registered
-	 */
-	/**
 	 * Record the bean whose method runs a registered job, as the container exposes it
 	 * (its proxy), so that the engine can call the job outside a trigger: for recovery
 	 * and catch-up runs.
@@ -108,6 +103,11 @@ public final class JobRegistry {
 
 	}
 
+	/**
+	 * Return the job of a method.
+	 * @param method the annotated method
+	 * @return the job, or {@code null} when the method has none registered
+	 */
 	public @Nullable JobDefinition forMethod(Method method) {
 		return this.byMethod.get(method);
 	}
@@ -123,7 +123,10 @@ public final class JobRegistry {
 		String description = task.toString();
 		for (Map.Entry<Method, JobDefinition> entry : this.byMethod.entrySet()) {
 			Method method = entry.getKey();
-			if (description.equals(method.getDeclaringClass().getName() + "." + method.getName())) {
+			// a scheduled method has no parameters: a guarded overload with some, called
+			// directly only, shares the description but not the task
+			if (method.getParameterCount() == 0
+					&& description.equals(method.getDeclaringClass().getName() + "." + method.getName())) {
 				return entry.getValue();
 			}
 		}

@@ -45,13 +45,20 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.SyncTaskExecutor;
+import org.springframework.core.task.TaskExecutor;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.concurrent.ConcurrentTaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.support.CronTrigger;
+import org.springframework.scheduling.support.ScheduledMethodRunnable;
 import org.springframework.scheduling.support.SimpleTriggerContext;
 
 import static io.github.clustersingleton.autoconfigure.ClusterSingletonTestSupport.h2;
@@ -330,6 +337,44 @@ class ClusterSingletonInterceptionTests {
 		});
 	}
 
+	@Test
+	void asyncCronMethodRunOnTheSchedulersThreadShouldStayADirectCall() {
+		// @Async's advice comes before ours: with an executor that runs the call on the
+		// calling thread, the guarded call still runs inside the scheduler's task, but
+		// behind a task of @Async's own, as when it runs on another thread
+		this.contextRunner.withUserConfiguration(DecoratedSchedulingConfiguration.class, AsyncConfiguration.class)
+			.withBean(AsyncCronJob.class)
+			.withBean(ScheduledJobs.class)
+			.run((context) -> {
+				assertThat(context.getBean(TaskScheduler.class)).isInstanceOf(ThreadPoolTaskScheduler.class);
+				AsyncCronJob async = context.getBean(AsyncCronJob.class);
+				ScheduledJobs plain = context.getBean(ScheduledJobs.class);
+				Awaitility.await()
+					.atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+					.untilAsserted(() -> assertThat(async.seen()).isNotNull());
+				assertThat(async.thread()).startsWith("decorated-scheduling-");
+				assertThat(async.seen().slot()).isEmpty();
+				// the same scheduler's cron task of a job without @Async owns its slot
+				Awaitility.await()
+					.atMost(Duration.ofSeconds(TIMEOUT_SECONDS))
+					.untilAsserted(() -> assertThat(plain.cron()).isNotNull());
+				assertThat(plain.cron().slot()).isPresent();
+			});
+	}
+
+	@Test
+	void callFromTheSchedulersRunnableWithoutTheMarkShouldOwnItsSlot() {
+		this.contextRunner.withBean(EverySecondJob.class).run((context) -> {
+			EverySecondJob job = context.getBean(EverySecondJob.class);
+			// Spring's runnable of a scheduled method, on a thread no decorated scheduler
+			// marked: the walk up the stack finds it
+			new ScheduledMethodRunnable(job, EverySecondJob.class.getMethod("run")).run();
+			assertThat(job.seen().slot()).isPresent();
+			job.run();
+			assertThat(job.seen().slot()).isEmpty();
+		});
+	}
+
 	record Seen(String jobName, long fencingToken, Optional<Instant> slot, boolean leaseValid) {
 
 		static Seen current() {
@@ -554,6 +599,71 @@ class ClusterSingletonInterceptionTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableScheduling
 	static class SchedulingConfiguration {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class DecoratedSchedulingConfiguration {
+
+		@Bean
+		ThreadPoolTaskScheduler taskScheduler() {
+			ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+			scheduler.setThreadNamePrefix("decorated-scheduling-");
+			return scheduler;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class AsyncConfiguration {
+
+		@Bean
+		TaskExecutor taskExecutor() {
+			return new SyncTaskExecutor();
+		}
+
+	}
+
+	static class EverySecondJob {
+
+		private final AtomicReference<Seen> seen = new AtomicReference<>();
+
+		@Scheduled(cron = "* * * * * *")
+		@ClusterSingleton(name = "everySecond")
+		public void run() {
+			this.seen.set(Seen.current());
+		}
+
+		Seen seen() {
+			return this.seen.get();
+		}
+
+	}
+
+	static class AsyncCronJob {
+
+		private final AtomicReference<Seen> seen = new AtomicReference<>();
+
+		private final AtomicReference<String> thread = new AtomicReference<>();
+
+		@Async
+		@Scheduled(cron = "* * * * * *")
+		@ClusterSingleton(name = "asyncCron")
+		public void run() {
+			if (this.seen.compareAndSet(null, Seen.current())) {
+				this.thread.set(Thread.currentThread().getName());
+			}
+		}
+
+		Seen seen() {
+			return this.seen.get();
+		}
+
+		String thread() {
+			return this.thread.get();
+		}
 
 	}
 

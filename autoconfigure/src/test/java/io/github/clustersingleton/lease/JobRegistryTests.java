@@ -1,0 +1,77 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.time.ZoneOffset;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link JobRegistry}.
+ *
+ * @author cluster-singleton contributors
+ */
+class JobRegistryTests {
+
+	@Test
+	void aScheduledTaskRunsTheJobOfTheMethodWithoutParametersWhateverTheOrderOfRegistration() throws Exception {
+		Method scheduled = Jobs.class.getMethod("sync");
+		Method overload = Jobs.class.getMethod("sync", String.class);
+		Runnable task = new Runnable() {
+
+			@Override
+			public void run() {
+			}
+
+			@Override
+			public String toString() {
+				return Jobs.class.getName() + ".sync";
+			}
+
+		};
+		for (boolean overloadFirst : new boolean[] { true, false }) {
+			JobRegistry registry = new JobRegistry();
+			JobDefinition cron = JobDefinition.of("sync", Duration.ofMinutes(1), Duration.ZERO)
+				.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC));
+			JobDefinition direct = JobDefinition.of("sync-one", Duration.ofMinutes(1), Duration.ZERO);
+			if (overloadFirst) {
+				registry.register(overload, direct);
+			}
+			registry.register(scheduled, cron);
+			if (!overloadFirst) {
+				registry.register(overload, direct);
+			}
+			assertThat(registry.forScheduledTask(task)).as("overload registered first: %s", overloadFirst)
+				.isSameAs(cron);
+		}
+	}
+
+	public static class Jobs {
+
+		public void sync() {
+		}
+
+		public void sync(String which) {
+		}
+
+	}
+
+}
