@@ -141,12 +141,16 @@ public class ScheduledFireTime implements TaskScheduler {
 			task.run();
 		}
 		finally {
-			if (previous != null) {
-				FIRE_TIME.set(previous);
-			}
-			else {
-				FIRE_TIME.remove();
-			}
+			set(FIRE_TIME, previous);
+		}
+	}
+
+	private static <T> void set(ThreadLocal<@Nullable T> local, @Nullable T value) {
+		if (value != null) {
+			local.set(value);
+		}
+		else {
+			local.remove();
 		}
 	}
 
@@ -377,15 +381,6 @@ public class ScheduledFireTime implements TaskScheduler {
 			finally {
 				set(FIRE_TIME, previous);
 				set(TRIGGERED_JOB, previousJob);
-			}
-		}
-
-		private static <T> void set(ThreadLocal<@Nullable T> local, @Nullable T value) {
-			if (value != null) {
-				local.set(value);
-			}
-			else {
-				local.remove();
 			}
 		}
 

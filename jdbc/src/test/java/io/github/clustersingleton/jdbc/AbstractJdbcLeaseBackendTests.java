@@ -49,6 +49,7 @@ import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.contract.StoreTimeTravel;
 import io.github.clustersingleton.test.CountingDataSource;
+import io.github.clustersingleton.test.TestStores;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -276,7 +277,7 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 		int contenders = 8;
 		ExecutorService pool = Executors.newFixedThreadPool(contenders);
 		try {
-			warmUp(contenders);
+			TestStores.warmUp(this.pool, contenders);
 			for (int round = 0; round < 10; round++) {
 				String job = jobName("race-" + round);
 				LeaseRequest first = new LeaseRequest(job, "node-a", UUID.randomUUID().toString(), LONG_TTL, s1)
@@ -582,7 +583,7 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 		List<String> tables = new ArrayList<>();
 		ExecutorService executor = Executors.newFixedThreadPool(threads);
 		try {
-			warmUp(threads);
+			TestStores.warmUp(this.pool, threads);
 			for (int round = 0; round < 4; round++) {
 				String table = uniqueTableName("cs_init");
 				tables.add(table);
@@ -605,24 +606,6 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 		finally {
 			executor.shutdownNow();
 			dropTables(tables.toArray(String[]::new));
-		}
-	}
-
-	/**
-	 * Open (and return to the pool) as many connections as threads will use, so that they
-	 * start their statements at the same moment rather than one connection apart.
-	 */
-	private void warmUp(int connections) throws SQLException {
-		List<Connection> open = new ArrayList<>();
-		try {
-			for (int i = 0; i < connections; i++) {
-				open.add(this.pool.getConnection());
-			}
-		}
-		finally {
-			for (Connection connection : open) {
-				connection.close();
-			}
 		}
 	}
 

@@ -23,7 +23,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -108,7 +107,7 @@ class MariaDbReadCommittedPauseAllTests {
 		// the claims below take their connections from the pool while the pause holds its
 		// locks: open them now, so that none waits for a new connection on a loaded
 		// machine
-		warmPool(5);
+		TestStores.warmUp(this.pool, 5);
 		ExecutorService executor = Executors.newFixedThreadPool(3);
 		try (Connection locker = this.pool.getConnection()) {
 			long lockerId = queryLong(locker, "SELECT CONNECTION_ID()");
@@ -167,20 +166,6 @@ class MariaDbReadCommittedPauseAllTests {
 		}
 	}
 
-	private void warmPool(int connections) throws SQLException {
-		List<Connection> opened = new ArrayList<>();
-		try {
-			for (int i = 0; i < connections; i++) {
-				opened.add(this.pool.getConnection());
-			}
-		}
-		finally {
-			for (Connection connection : opened) {
-				connection.close();
-			}
-		}
-	}
-
 	// how a claim ended, described only when an assertion fails
 	private record ClaimEnd(Future<AcquireResult> claim) {
 
@@ -202,35 +187,29 @@ class MariaDbReadCommittedPauseAllTests {
 	// the transactions waiting for a lock while running a statement on this test's
 	// table, whoever holds the lock
 	private long lockWaitsOn(Connection watcher) throws SQLException {
-		try (PreparedStatement statement = watcher.prepareStatement("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
-				+ " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE ?")) {
-			statement.setString(1, "%" + this.table + "%");
-			try (ResultSet resultSet = statement.executeQuery()) {
-				resultSet.next();
-				return resultSet.getLong(1);
-			}
-		}
+		return queryLong(watcher, "SELECT COUNT(*) FROM information_schema.INNODB_TRX"
+				+ " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE ?", "%" + this.table + "%");
 	}
 
 	// one lock wait per waiting claim (a statement that has written nothing yet shows
 	// no transaction id of its own)
 	private static long waitingBehind(Connection watcher, long lockerId) throws SQLException {
-		try (PreparedStatement statement = watcher
-			.prepareStatement("SELECT COUNT(*)" + " FROM information_schema.INNODB_LOCK_WAITS w"
-					+ " JOIN information_schema.INNODB_TRX blocking ON blocking.trx_id = w.blocking_trx_id"
-					+ " WHERE blocking.trx_mysql_thread_id = ?")) {
-			statement.setLong(1, lockerId);
+		return queryLong(watcher,
+				"SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS w"
+						+ " JOIN information_schema.INNODB_TRX blocking ON blocking.trx_id = w.blocking_trx_id"
+						+ " WHERE blocking.trx_mysql_thread_id = ?",
+				lockerId);
+	}
+
+	private static long queryLong(Connection connection, String sql, Object... parameters) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				statement.setObject(i + 1, parameters[i]);
+			}
 			try (ResultSet resultSet = statement.executeQuery()) {
 				resultSet.next();
 				return resultSet.getLong(1);
 			}
-		}
-	}
-
-	private static long queryLong(Connection connection, String sql) throws SQLException {
-		try (Statement statement = connection.createStatement(); ResultSet resultSet = statement.executeQuery(sql)) {
-			resultSet.next();
-			return resultSet.getLong(1);
 		}
 	}
 

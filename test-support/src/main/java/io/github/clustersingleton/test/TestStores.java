@@ -22,6 +22,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -211,6 +215,28 @@ public final class TestStores {
 	public static HikariDataSource h2DataSource() {
 		String name = "cluster-singleton-" + UUID.randomUUID();
 		return pool("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "h2");
+	}
+
+	/**
+	 * Open {@code connections} connections of a pool at once and give them back, so that
+	 * threads that take them next start their statements without waiting for a new
+	 * connection.
+	 * @param pool the pool
+	 * @param connections how many
+	 * @throws SQLException when a connection cannot be opened
+	 */
+	public static void warmUp(DataSource pool, int connections) throws SQLException {
+		List<Connection> open = new ArrayList<>();
+		try {
+			for (int i = 0; i < connections; i++) {
+				open.add(pool.getConnection());
+			}
+		}
+		finally {
+			for (Connection connection : open) {
+				connection.close();
+			}
+		}
 	}
 
 	/**
