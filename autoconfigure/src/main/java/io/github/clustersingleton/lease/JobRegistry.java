@@ -28,6 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.KotlinDetector;
+
 /**
  * Every {@code @ClusterSingleton} job of the application, by name and by method. Filled
  * while beans are post-processed; a job name claimed by two different methods fails
@@ -114,8 +116,9 @@ public final class JobRegistry {
 
 	/**
 	 * Return the job a scheduler's task runs: the task of a {@code @Scheduled} method
-	 * describes itself by the method's class and name (Spring's
-	 * {@code ScheduledMethodRunnable}, also when wrapped).
+	 * describes itself by the method's declaring class and name (Spring's
+	 * {@code ScheduledMethodRunnable}, also when wrapped), the task of a reactive or
+	 * suspending one by the class of the bean it runs on, the job's proxy, and the name.
 	 * @param task the task as the scheduler receives it
 	 * @return the job, or {@code null} when the task runs no registered job
 	 */
@@ -128,6 +131,15 @@ public final class JobRegistry {
 			if (method.getParameterCount() == 0
 					&& description.equals(method.getDeclaringClass().getName() + "." + method.getName())) {
 				return entry.getValue();
+			}
+		}
+		for (Target target : this.targets.values()) {
+			Method method = target.method();
+			// a suspend function's one parameter is its continuation
+			boolean withoutParameters = method.getParameterCount() == 0
+					|| (method.getParameterCount() == 1 && KotlinDetector.isSuspendingFunction(method));
+			if (withoutParameters && description.equals(target.bean().getClass().getName() + "." + method.getName())) {
+				return this.byMethod.get(method);
 			}
 		}
 		return null;

@@ -64,6 +64,34 @@ class JobRegistryTests {
 		}
 	}
 
+	@Test
+	void aReactiveTaskNamedAfterTheJobsProxyRunsTheJob() throws Exception {
+		Method scheduled = Jobs.class.getMethod("sync");
+		JobRegistry registry = new JobRegistry();
+		JobDefinition cron = JobDefinition.of("sync", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC));
+		registry.register(scheduled, cron);
+		// Spring names the task of a reactive or suspending method after the bean's
+		// class: a subclass here, as the proxy is
+		Jobs proxy = new Jobs() {
+		};
+		Runnable task = new Runnable() {
+
+			@Override
+			public void run() {
+			}
+
+			@Override
+			public String toString() {
+				return proxy.getClass().getName() + ".sync";
+			}
+
+		};
+		assertThat(registry.forScheduledTask(task)).as("before the proxy is known").isNull();
+		registry.registerTarget(scheduled, proxy);
+		assertThat(registry.forScheduledTask(task)).isSameAs(cron);
+	}
+
 	public static class Jobs {
 
 		public void sync() {

@@ -24,12 +24,15 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.clustersingleton.ClusterSingleton;
 import io.github.clustersingleton.ClusterSingletonContext;
+import io.github.clustersingleton.ClusterSingletonOperations;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration;
+import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -100,6 +103,22 @@ class ClusterSingletonReactiveTests {
 		});
 	}
 
+	@Test
+	void aCronOverrideReschedulesAReactiveJob() {
+		this.contextRunner.with(h2()).withBean(EverySecondReactiveJob.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			EverySecondReactiveJob job = context.getBean(EverySecondReactiveJob.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> job.runs().get() >= 1);
+			context.getBean(ClusterSingletonOperations.class).reschedule("reactive-every-second", "0 0 0 1 1 *");
+			context.getBean(ClusterSingletonExecutor.class).pollControls();
+			// the trigger already scheduled may fire once more; then none until January
+			AtomicInteger seen = new AtomicInteger(-1);
+			await().atMost(Duration.ofSeconds(10))
+				.during(Duration.ofMillis(2500))
+				.until(() -> seen.getAndSet(job.runs().get()) == job.runs().get());
+		});
+	}
+
 	private static LeaseBackend leaseBackend(AssertableApplicationContext context) {
 		return context.getBean(LeaseBackend.class);
 	}
@@ -144,6 +163,22 @@ class ClusterSingletonReactiveTests {
 								run.trigger(), run == assembled && run.isLeaseValid())))
 					.then();
 			});
+		}
+
+	}
+
+	static class EverySecondReactiveJob {
+
+		private final AtomicInteger runs = new AtomicInteger();
+
+		AtomicInteger runs() {
+			return this.runs;
+		}
+
+		@Scheduled(cron = "* * * * * *", zone = "UTC")
+		@ClusterSingleton(name = "reactive-every-second")
+		public Mono<Void> run() {
+			return Mono.fromRunnable(this.runs::incrementAndGet);
 		}
 
 	}

@@ -19,6 +19,7 @@ package io.github.clustersingleton.kotlin
 import io.github.clustersingleton.ClusterSingleton
 import io.github.clustersingleton.ClusterSingletonConfigurationException
 import io.github.clustersingleton.ClusterSingletonContext
+import io.github.clustersingleton.ClusterSingletonOperations
 import io.github.clustersingleton.LeaseBackend
 import io.github.clustersingleton.LeaseLostException
 import io.github.clustersingleton.RunTrigger
@@ -26,6 +27,7 @@ import io.github.clustersingleton.autoconfigure.ClusterSingletonAutoConfiguratio
 import io.github.clustersingleton.autoconfigure.ClusterSingletonTestSupport.causeOf
 import io.github.clustersingleton.autoconfigure.jdbc.JdbcLeaseAutoConfiguration
 import io.github.clustersingleton.autoconfigure.redis.RedisLeaseAutoConfiguration
+import io.github.clustersingleton.lease.ClusterSingletonExecutor
 import io.github.clustersingleton.test.TcpProxy
 import io.github.clustersingleton.test.TestStores
 import java.net.URI
@@ -200,6 +202,22 @@ class SuspendingClusterSingletonTests {
 	}
 
 	@Test
+	fun cronOverrideReschedulesASuspendFunction() {
+		Store.POSTGRES.configure(this.contextRunner).withBean(EverySecondJob::class.java).run { context ->
+			assertThat(context).hasNotFailed()
+			val job = context.getBean(EverySecondJob::class.java)
+			await().atMost(Duration.ofSeconds(10)).until { job.runs.get() >= 1 }
+			context.getBean(ClusterSingletonOperations::class.java).reschedule(this.job, "0 0 0 1 1 *")
+			context.getBean(ClusterSingletonExecutor::class.java).pollControls()
+			// the trigger already scheduled may fire once more; then none until January
+			val seen = AtomicInteger(-1)
+			await().atMost(Duration.ofSeconds(10))
+				.during(Duration.ofMillis(2500))
+				.until { seen.getAndSet(job.runs.get()) == job.runs.get() }
+		}
+	}
+
+	@Test
 	fun templateRunsSuspendingBlocksUnderTheLease() {
 		Store.POSTGRES.configure(this.contextRunner).run { context ->
 			assertThat(context).hasNotFailed()
@@ -338,6 +356,18 @@ class SuspendingClusterSingletonTests {
 
 		@ClusterSingleton(name = "\${test.job}")
 		open suspend fun run(): Int = 42
+
+	}
+
+	open class EverySecondJob {
+
+		open val runs = AtomicInteger()
+
+		@Scheduled(cron = "* * * * * *", zone = "UTC")
+		@ClusterSingleton(name = "\${test.job}")
+		open suspend fun run() {
+			this.runs.incrementAndGet()
+		}
 
 	}
 
