@@ -83,6 +83,8 @@ public final class Store implements AutoCloseable {
 
 	private RedisClient redisClient;
 
+	private LettuceConnectionFactory redisFactory;
+
 	private RedisCommands<String, String> redis;
 
 	private Store(String name) {
@@ -91,6 +93,7 @@ public final class Store implements AutoCloseable {
 			String url = redisUrl();
 			LettuceConnectionFactory factory = redisConnectionFactory(url);
 			this.closeables.add(factory::destroy);
+			this.redisFactory = factory;
 			RedisLeaseBackend redisBackend = new RedisLeaseBackend(new SpringDataRedisScriptExecutor(factory));
 			redisBackend.initialize();
 			this.backend = redisBackend;
@@ -211,6 +214,24 @@ public final class Store implements AutoCloseable {
 
 	public LeaseBackend backend() {
 		return this.backend;
+	}
+
+	/**
+	 * Return a backend of its own on this store's connections, for an engine of its own:
+	 * an engine tells its backend where to report the store's clock.
+	 * @return a new, initialized backend
+	 */
+	public LeaseBackend newBackend() {
+		if (this.redisFactory != null) {
+			RedisLeaseBackend redisBackend = new RedisLeaseBackend(
+					new SpringDataRedisScriptExecutor(this.redisFactory));
+			redisBackend.initialize();
+			return redisBackend;
+		}
+		JdbcLeaseBackend jdbcBackend = new JdbcLeaseBackend(this.dataSource, TABLE);
+		jdbcBackend.setRenewalTimeout(TTL.dividedBy(4));
+		jdbcBackend.initialize();
+		return jdbcBackend;
 	}
 
 	public LeaseBackend backendWithoutQueryTimeout() {

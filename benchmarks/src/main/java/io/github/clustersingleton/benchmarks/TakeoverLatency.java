@@ -42,8 +42,14 @@ import io.github.clustersingleton.LeaseRequest;
  * {@code tryAcquire} every 100 ms from that moment; the sample is the time from the crash
  * until B holds the lease. Stores run in parallel, samples of one store in turn.
  * <p>
+ * Then the same through the engine with preferred-node routing on
+ * ({@link RoutedTakeover}), at TTL 5 s: the next slot's start delay after an idle
+ * preferred node crashed, and the time from a crash during a run until another node runs
+ * the job.
+ * <p>
  * Arguments: the output JSON file (default {@code docs/benchmarks/takeover.json}), then
- * the number of samples at TTL 5 s (default 3) and at TTL 30 s (default 1).
+ * the number of samples at TTL 5 s (default 3), at TTL 30 s (default 1) and of each
+ * routed case (default 3).
  *
  * @author cluster-singleton
  */
@@ -58,11 +64,12 @@ public final class TakeoverLatency {
 		Path output = Path.of((args.length > 0) ? args[0] : "docs/benchmarks/takeover.json");
 		int shortSamples = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
 		int longSamples = (args.length > 2) ? Integer.parseInt(args[2]) : 1;
+		int routedSamples = (args.length > 3) ? Integer.parseInt(args[3]) : 3;
 		List<String> stores = List.of("postgresql", "redis");
 		ExecutorService threads = Executors.newFixedThreadPool(stores.size());
 		List<Future<String>> results = new ArrayList<>();
 		for (String store : stores) {
-			results.add(threads.submit(() -> run(store, shortSamples, longSamples)));
+			results.add(threads.submit(() -> run(store, shortSamples, longSamples, routedSamples)));
 		}
 		StringBuilder json = new StringBuilder("[\n");
 		for (int i = 0; i < results.size(); i++) {
@@ -75,13 +82,17 @@ public final class TakeoverLatency {
 		System.out.print(json);
 	}
 
-	private static String run(String storeName, int shortSamples, int longSamples) throws IOException {
+	private static String run(String storeName, int shortSamples, int longSamples, int routedSamples)
+			throws IOException {
 		try (Store store = Store.open(storeName)) {
 			List<String> entries = new ArrayList<>();
 			entries.add(entry(storeName, Duration.ofSeconds(5), samples(store, Duration.ofSeconds(5), shortSamples)));
 			if (longSamples > 0) {
 				entries
 					.add(entry(storeName, Duration.ofSeconds(30), samples(store, Duration.ofSeconds(30), longSamples)));
+			}
+			if (routedSamples > 0) {
+				entries.add(routed(store, Duration.ofSeconds(5), routedSamples));
 			}
 			return String.join(",\n", entries);
 		}
@@ -129,6 +140,30 @@ public final class TakeoverLatency {
 			}
 			sleep(POLL_MILLIS);
 		}
+	}
+
+	private static String routed(Store store, Duration ttl, int count) {
+		List<Long> idle = new ArrayList<>();
+		List<Long> crashToRun = new ArrayList<>();
+		List<Long> runDelay = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			idle.add(RoutedTakeover.idle(store, ttl));
+			System.out.println(store.name() + " routed idle: next slot started " + idle.get(i) + " ms late");
+			// the crashed node's presence entry expires before the next nodes start
+			sleep(ttl.toMillis());
+			long[] running = RoutedTakeover.running(store, ttl);
+			crashToRun.add(running[0]);
+			runDelay.add(running[1]);
+			System.out.println(store.name() + " routed running: taken over " + running[0] + " ms after the crash,"
+					+ " started " + running[1] + " ms after its fire time");
+			sleep(ttl.toMillis());
+		}
+		return String.format(
+				"  {\"store\": \"%s\", \"routed\": true, \"ttlMillis\": %d, \"periodMillis\": %d, "
+						+ "\"sweepDelayMillis\": %d, \"idleNextSlotDelayMillis\": %s, "
+						+ "\"runningCrashToRunMillis\": %s, \"runningRunDelayMillis\": %s, \"date\": \"%s\"}",
+				store.name(), ttl.toMillis(), RoutedTakeover.PERIOD.toMillis(), RoutedTakeover.SWEEP_DELAY.toMillis(),
+				idle, crashToRun, runDelay, Instant.now());
 	}
 
 	private static String entry(String store, Duration ttl, List<Long> samples) {
