@@ -17,6 +17,7 @@
 package io.github.clustersingleton.lease;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -40,11 +41,20 @@ import org.springframework.core.KotlinDetector;
  */
 public final class JobRegistry {
 
+	private static final String AMBIGUOUS = "";
+
 	private final Map<String, Registration> byName = new ConcurrentHashMap<>();
 
 	private final Map<Method, JobDefinition> byMethod = new ConcurrentHashMap<>();
 
 	private final Map<String, Target> targets = new ConcurrentHashMap<>();
+
+	/**
+	 * The job of each task name a reactive or suspending method's task gets: the class of
+	 * a bean that runs the job (its proxy) and the method's name; {@link #AMBIGUOUS} for
+	 * a name two jobs share.
+	 */
+	private final Map<String, String> beanTaskNames = new ConcurrentHashMap<>();
 
 	/**
 	 * Register the job of a method.
@@ -83,6 +93,13 @@ public final class JobRegistry {
 		JobDefinition job = this.byMethod.get(method);
 		if (job != null) {
 			this.targets.putIfAbsent(job.name(), new Target(bean, method));
+			// every bean of the job, whose proxy classes may differ (a subclass, another
+			// advisor); not a JDK proxy, whose class every bean with the same interfaces
+			// shares
+			if (withoutParameters(method) && !Proxy.isProxyClass(bean.getClass())) {
+				this.beanTaskNames.merge(bean.getClass().getName() + "." + method.getName(), job.name(),
+						(known, added) -> known.equals(added) ? known : AMBIGUOUS);
+			}
 		}
 	}
 
@@ -118,7 +135,8 @@ public final class JobRegistry {
 	 * Return the job a scheduler's task runs: the task of a {@code @Scheduled} method
 	 * describes itself by the method's declaring class and name (Spring's
 	 * {@code ScheduledMethodRunnable}, also when wrapped), the task of a reactive or
-	 * suspending one by the class of the bean it runs on, the job's proxy, and the name.
+	 * suspending one by the class of the bean it runs on, the job's proxy, and the name
+	 * (not a JDK proxy's task: its class does not tell the bean).
 	 * @param task the task as the scheduler receives it
 	 * @return the job, or {@code null} when the task runs no registered job
 	 */
@@ -133,16 +151,17 @@ public final class JobRegistry {
 				return entry.getValue();
 			}
 		}
-		for (Target target : this.targets.values()) {
-			Method method = target.method();
-			// a suspend function's one parameter is its continuation
-			boolean withoutParameters = method.getParameterCount() == 0
-					|| (method.getParameterCount() == 1 && KotlinDetector.isSuspendingFunction(method));
-			if (withoutParameters && description.equals(target.bean().getClass().getName() + "." + method.getName())) {
-				return this.byMethod.get(method);
-			}
-		}
-		return null;
+		String name = this.beanTaskNames.get(description);
+		return (name != null && !name.equals(AMBIGUOUS)) ? forName(name).orElse(null) : null;
+	}
+
+	/**
+	 * Whether a method can be a scheduled one: without parameters, or a suspend function,
+	 * whose one parameter is its continuation.
+	 */
+	private static boolean withoutParameters(Method method) {
+		return method.getParameterCount() == 0
+				|| (method.getParameterCount() == 1 && KotlinDetector.isSuspendingFunction(method));
 	}
 
 	/**

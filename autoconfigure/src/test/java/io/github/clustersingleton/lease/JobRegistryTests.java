@@ -17,6 +17,7 @@
 package io.github.clustersingleton.lease;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.ZoneOffset;
 
@@ -90,6 +91,87 @@ class JobRegistryTests {
 		assertThat(registry.forScheduledTask(task)).as("before the proxy is known").isNull();
 		registry.registerTarget(scheduled, proxy);
 		assertThat(registry.forScheduledTask(task)).isSameAs(cron);
+	}
+
+	@Test
+	void everyBeanOfAJobNamesItsTaskWhateverItsProxyClass() throws Exception {
+		Method scheduled = Jobs.class.getMethod("sync");
+		JobRegistry registry = new JobRegistry();
+		JobDefinition cron = JobDefinition.of("sync", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC));
+		registry.register(scheduled, cron);
+		// a bean of the class and one of a subclass: two proxy classes, one job
+		Jobs first = new Jobs() {
+		};
+		Jobs second = new Jobs() {
+		};
+		registry.registerTarget(scheduled, first);
+		registry.registerTarget(scheduled, second);
+		assertThat(registry.forScheduledTask(named(first.getClass().getName() + ".sync"))).isSameAs(cron);
+		assertThat(registry.forScheduledTask(named(second.getClass().getName() + ".sync"))).isSameAs(cron);
+	}
+
+	@Test
+	void aTaskNamedAfterAJdkProxyRunsNoKnownJob() throws Exception {
+		JobRegistry registry = new JobRegistry();
+		JobDefinition a = JobDefinition.of("a", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC));
+		JobDefinition b = JobDefinition.of("b", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC));
+		Method runA = TickA.class.getMethod("run");
+		Method runB = TickB.class.getMethod("run");
+		registry.register(runA, a);
+		registry.register(runB, b);
+		// the JDK proxies of two beans with the same interfaces share one class
+		Object proxyA = jdkProxy();
+		Object proxyB = jdkProxy();
+		assertThat(proxyA.getClass()).isSameAs(proxyB.getClass());
+		registry.registerTarget(runA, proxyA);
+		registry.registerTarget(runB, proxyB);
+		assertThat(registry.forScheduledTask(named(proxyA.getClass().getName() + ".run"))).isNull();
+		assertThat(registry.target("b")).map(JobRegistry.Target::bean).containsSame(proxyB);
+	}
+
+	private static Object jdkProxy() {
+		return Proxy.newProxyInstance(JobRegistryTests.class.getClassLoader(), new Class<?>[] { Tick.class },
+				(proxy, method, args) -> null);
+	}
+
+	private static Runnable named(String description) {
+		return new Runnable() {
+
+			@Override
+			public void run() {
+			}
+
+			@Override
+			public String toString() {
+				return description;
+			}
+
+		};
+	}
+
+	public interface Tick {
+
+		void run();
+
+	}
+
+	public static class TickA implements Tick {
+
+		@Override
+		public void run() {
+		}
+
+	}
+
+	public static class TickB implements Tick {
+
+		@Override
+		public void run() {
+		}
+
 	}
 
 	public static class Jobs {
