@@ -15,6 +15,7 @@
  */
 package io.github.clustersingleton.autoconfigure;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,6 +50,9 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	/** The engine, once the context has it: looked up at every fire time otherwise. */
 	private volatile @Nullable ClusterSingletonExecutor executor;
 
+	/** The registry, once the context has it. */
+	private volatile @Nullable JobRegistry registry;
+
 	JobCronSwitch(ListableBeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
 	}
@@ -58,7 +62,7 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 		if (!(trigger instanceof CronTrigger)) {
 			return null;
 		}
-		JobRegistry registry = this.beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable();
+		JobRegistry registry = registry();
 		if (registry == null) {
 			return null;
 		}
@@ -86,15 +90,36 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 		if (expression == null) {
 			return null;
 		}
-		JobRegistry registry = this.beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable();
+		JobRegistry registry = registry();
 		CronSlotSchedule schedule = (registry != null)
 				? registry.forName(jobName).map(JobDefinition::schedule).orElse(null) : null;
 		return (schedule != null) ? new CronTrigger(expression, schedule.zone()) : null;
 	}
 
 	@Override
+	public boolean defers(String jobName, Instant fireTime) {
+		// asked at every fire time of every guarded cron task, as triggerOf is
+		ClusterSingletonExecutor executor = executor();
+		JobRegistry registry = registry();
+		if (executor == null || registry == null) {
+			return false;
+		}
+		JobDefinition job = registry.forName(jobName).orElse(null);
+		return job != null && executor.defersTrigger(job, fireTime);
+	}
+
+	@Override
 	public void addListener(Consumer<String> listener) {
 		this.listeners.add(listener);
+	}
+
+	private @Nullable JobRegistry registry() {
+		JobRegistry registry = this.registry;
+		if (registry == null) {
+			registry = this.beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable();
+			this.registry = registry;
+		}
+		return registry;
 	}
 
 	private @Nullable ClusterSingletonExecutor executor() {

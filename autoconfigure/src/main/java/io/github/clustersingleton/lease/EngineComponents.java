@@ -130,6 +130,16 @@ final class EngineComponents {
 	}
 
 	/**
+	 * Whether preferred-node routing would leave this cron trigger to another node, as
+	 * {@link #leftToPreferredNode} decides, without putting the job on a sweep.
+	 */
+	boolean defersToPreferredNode(JobDefinition job, java.time.Instant slot) {
+		PreferredNodes preferredNodes = this.preferredNodes;
+		return preferredNodes != null && this.state.leader() == null && job.enabled() && !this.state.isClosing()
+				&& preferredNodes.defers(job, slot);
+	}
+
+	/**
 	 * Turn leader mode on ({@link ClusterSingletonExecutor#enableLeaderMode}): the node
 	 * that becomes the leader does the catch-up of missed slots.
 	 */

@@ -156,24 +156,10 @@ final class PreferredNodes {
 	 */
 	boolean skips(JobDefinition job, Instant slot) {
 		ScheduledExecutorService background = this.background;
-		if (background == null || job.schedule() == null) {
-			return false;
-		}
-		RegisteredJob registered = this.monitor.registered(job.name());
-		if (registered == null || !registered.runsNow()) {
-			// the sweep runs a job through its registered invocation
-			return false;
-		}
 		CronSlotSchedule schedule = job.schedule();
-		Instant next = schedule.next(slot);
-		if (next != null && !next.isAfter(slot.plus(routingHorizon()))) {
-			// fires again too soon for a sweep: a node whose clock is ahead may claim the
-			// next slot before the sweep claims this one, which the store then refuses
-			return false;
-		}
 		List<String> owners = this.live;
-		int preferred = preferredIndex(owners, job.name());
-		if (preferred < 0 || owners.get(preferred).equals(this.owner)) {
+		int preferred = preferredElsewhere(job, slot, owners);
+		if (background == null || schedule == null || preferred < 0) {
 			return false;
 		}
 		if (this.schedules.get(job.name()) != schedule) {
@@ -188,6 +174,42 @@ final class PreferredNodes {
 			return names;
 		});
 		return true;
+	}
+
+	/**
+	 * Whether this node would leave the trigger of {@code job} for {@code slot} to the
+	 * job's preferred node, as {@link #skips} decides, without putting it on a sweep: so
+	 * that the scheduler can run this node's own triggers of an instant first.
+	 * @param job the job
+	 * @param slot the slot
+	 * @return whether another live node is the job's preferred node for the slot
+	 */
+	boolean defers(JobDefinition job, Instant slot) {
+		return this.background != null && preferredElsewhere(job, slot, this.live) >= 0;
+	}
+
+	/**
+	 * The index in {@code owners} of the job's preferred node when the slot is routed and
+	 * that node is another one; otherwise -1.
+	 */
+	private int preferredElsewhere(JobDefinition job, Instant slot, List<String> owners) {
+		CronSlotSchedule schedule = job.schedule();
+		if (schedule == null) {
+			return -1;
+		}
+		RegisteredJob registered = this.monitor.registered(job.name());
+		if (registered == null || !registered.runsNow()) {
+			// the sweep runs a job through its registered invocation
+			return -1;
+		}
+		Instant next = schedule.next(slot);
+		if (next != null && !next.isAfter(slot.plus(routingHorizon()))) {
+			// fires again too soon for a sweep: a node whose clock is ahead may claim the
+			// next slot before the sweep claims this one, which the store then refuses
+			return -1;
+		}
+		int preferred = preferredIndex(owners, job.name());
+		return (preferred < 0 || owners.get(preferred).equals(this.owner)) ? -1 : preferred;
 	}
 
 	/**

@@ -57,11 +57,23 @@ import org.springframework.util.Assert;
  * with the job's name, which the job's interceptor {@link #takeTriggerOf takes}: that
  * tells the scheduler's own call of the method from a call by application code without
  * walking the stack at every trigger.
+ * <p>
+ * A guarded job's trigger that this node will leave to another node (its preferred node
+ * for the slot, {@link CronSwitch#defers}) is started {@link #DEFERRAL} after its fire
+ * time, with the same fire time: when many jobs fire at one instant, the scheduler runs
+ * the triggers whose claims start runs here first, and the ones it will skip after them.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
  */
 public class ScheduledFireTime implements TaskScheduler {
+
+	/**
+	 * How much later than its fire time a deferred trigger starts: any delay puts it
+	 * behind the triggers of its instant, as schedulers start tasks in the order of their
+	 * start times, and a short one costs the trigger nothing when the scheduler is idle.
+	 */
+	static final Duration DEFERRAL = Duration.ofMillis(1);
 
 	private static final ThreadLocal<@Nullable Instant> FIRE_TIME = new ThreadLocal<>();
 
@@ -172,7 +184,7 @@ public class ScheduledFireTime implements TaskScheduler {
 		CronSwitch cronSwitch = this.cronSwitch;
 		String jobName = (cronSwitch != null) ? cronSwitch.jobOf(task, trigger) : null;
 		if (cronSwitch == null || jobName == null) {
-			Recording recording = new Recording(task, trigger, null);
+			Recording recording = new Recording(task, trigger, null, null);
 			return this.delegate.schedule(recording, recording::nextExecution);
 		}
 		SwitchableTask switchable = new SwitchableTask(task, jobName, (context) -> {
@@ -248,6 +260,18 @@ public class ScheduledFireTime implements TaskScheduler {
 		 */
 		void addListener(Consumer<String> listener);
 
+		/**
+		 * Return whether a job's trigger for a fire time may start after the other
+		 * triggers of that instant: this node expects to leave it to another node.
+		 * @param jobName the job
+		 * @param fireTime the fire time the trigger returned
+		 * @return whether to start the trigger {@link #DEFERRAL} late, with the same fire
+		 * time
+		 */
+		default boolean defers(String jobName, Instant fireTime) {
+			return false;
+		}
+
 	}
 
 	/**
@@ -276,7 +300,8 @@ public class ScheduledFireTime implements TaskScheduler {
 			if (this.cancelled) {
 				return;
 			}
-			Recording recording = new Recording(this.task, this.trigger, this.jobName);
+			Recording recording = new Recording(this.task, this.trigger, this.jobName,
+					ScheduledFireTime.this.cronSwitch);
 			this.current = ScheduledFireTime.this.delegate.schedule(recording, recording::nextExecution);
 		}
 
@@ -353,20 +378,34 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private final @Nullable String jobName;
 
+		private final @Nullable CronSwitch cronSwitch;
+
 		private final Queue<Instant> fireTimes = new ConcurrentLinkedQueue<>();
 
-		Recording(Runnable task, Trigger trigger, @Nullable String jobName) {
+		Recording(Runnable task, Trigger trigger, @Nullable String jobName, @Nullable CronSwitch cronSwitch) {
 			this.task = task;
 			this.trigger = trigger;
 			this.jobName = jobName;
+			this.cronSwitch = cronSwitch;
 		}
 
+		/**
+		 * Queue the trigger's next fire time for its run, and return when to start that
+		 * run: the fire time, or {@link #DEFERRAL} after it for a trigger the job's
+		 * switch defers. The trigger computes the time after that from the start time,
+		 * which is still before the job's next fire time: only jobs that fire seconds
+		 * apart are deferred.
+		 */
 		@Nullable Instant nextExecution(TriggerContext context) {
 			Instant next = this.trigger.nextExecution(context);
-			if (next != null) {
-				this.fireTimes.add(next);
+			if (next == null) {
+				return null;
 			}
-			return next;
+			this.fireTimes.add(next);
+			String jobName = this.jobName;
+			CronSwitch cronSwitch = this.cronSwitch;
+			return (jobName != null && cronSwitch != null && cronSwitch.defers(jobName, next)) ? next.plus(DEFERRAL)
+					: next;
 		}
 
 		@Override

@@ -54,6 +54,8 @@ class ScheduledFireTimeSwitchTests {
 
 	private final List<Consumer<String>> listeners = new ArrayList<>();
 
+	private volatile boolean deferred;
+
 	private final ScheduledFireTime fireTime = new ScheduledFireTime(this.scheduler,
 			new ScheduledFireTime.CronSwitch() {
 
@@ -70,6 +72,11 @@ class ScheduledFireTimeSwitchTests {
 				@Override
 				public void addListener(Consumer<String> listener) {
 					ScheduledFireTimeSwitchTests.this.listeners.add(listener);
+				}
+
+				@Override
+				public boolean defers(String jobName, Instant fireTime) {
+					return ScheduledFireTimeSwitchTests.this.deferred;
 				}
 
 			});
@@ -99,6 +106,26 @@ class ScheduledFireTimeSwitchTests {
 		this.listeners.forEach((listener) -> listener.accept("report"));
 		assertThat(this.scheduler.scheduled).hasSize(3);
 		assertThat(future.isCancelled()).isTrue();
+	}
+
+	@Test
+	void aDeferredTriggerStartsAMomentLateWithItsOwnFireTime() {
+		List<@Nullable Instant> ran = new ArrayList<>();
+		this.fireTime.schedule(() -> ran.add(ScheduledFireTime.current()),
+				new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
+		this.deferred = true;
+		Instant fire = Instant.parse("2026-05-02T03:00:00Z");
+		assertThat(next(0)).isEqualTo(fire.plus(ScheduledFireTime.DEFERRAL));
+		this.deferred = false;
+		// the trigger's next fire time after the deferred start is the next day's
+		assertThat(this.scheduler.scheduled.get(0)
+			.trigger()
+			.nextExecution(new SimpleTriggerContext(fire.plus(ScheduledFireTime.DEFERRAL), fire.plusMillis(2),
+					fire.plusMillis(3))))
+			.isEqualTo(fire.plus(Duration.ofDays(1)));
+		this.scheduler.scheduled.get(0).task().run();
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(ran).containsExactly(fire, fire.plus(Duration.ofDays(1)));
 	}
 
 	@Test

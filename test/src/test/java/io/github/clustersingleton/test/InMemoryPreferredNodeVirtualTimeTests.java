@@ -131,6 +131,36 @@ class InMemoryPreferredNodeVirtualTimeTests {
 	}
 
 	@Test
+	void aTriggerIsDeferredExactlyWhenItWillBeLeftToAnotherNodeAndDeferringPutsNothingOnASweep() throws Throwable {
+		List<ClusterSingletonExecutor> nodes = List.of(routed(this.engine.executor(), "node-a"),
+				routed(node("node-b"), "node-b"), routed(node("node-c"), "node-c"));
+		this.engine.runDueTasks();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		List<String> deferred = new ArrayList<>();
+		for (JobDefinition job : this.jobs) {
+			for (int i = 0; i < nodes.size(); i++) {
+				if (nodes.get(i).defersTrigger(job, slot)) {
+					deferred.add("node-" + (char) ('a' + i) + ":" + job.name());
+				}
+			}
+		}
+		// asking changes nothing: no sweep looks, and every node still claims its own
+		long beforeSweeps = this.engine.store().getOperationCount();
+		this.engine.advance(SWEEP_DELAY.multipliedBy(3));
+		assertThat(this.engine.store().getOperationCount()).isEqualTo(beforeSweeps);
+		for (JobDefinition job : this.jobs) {
+			for (int i = 0; i < nodes.size(); i++) {
+				nodes.get(i).execute(job, true, body("node-" + (char) ('a' + i)));
+			}
+		}
+		assertThat(deferred).hasSize(2 * JOBS).containsExactlyInAnyOrderElementsOf(this.notPreferred);
+		// a job that fires again too soon to be routed is never deferred
+		JobDefinition everySecond = this.jobs.get(0).withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC));
+		assertThat(nodes).noneMatch((node) -> node.defersTrigger(everySecond, slot));
+	}
+
+	@Test
 	void aSlotItsPreferredNodeDidNotClaimIsClaimedOnceByTheOthersAfterTheSweepDelay() throws Throwable {
 		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
 		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
