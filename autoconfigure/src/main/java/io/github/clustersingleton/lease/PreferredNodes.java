@@ -98,8 +98,9 @@ final class PreferredNodes {
 	private volatile int rankedJobs = -1;
 
 	/**
-	 * {@link #routingHorizon()}, computed once: it is asked at every trigger this node
-	 * leaves to another.
+	 * {@link #routingHorizon()}, computed once: it is asked at every fire time of every
+	 * routed cron task, when the scheduler asks whether to defer it ({@link #defers}) and
+	 * again when its trigger runs.
 	 */
 	private final Duration routingHorizon;
 

@@ -60,8 +60,10 @@ import org.springframework.util.Assert;
  * <p>
  * A guarded job's trigger that this node will leave to another node (its preferred node
  * for the slot, {@link CronSwitch#defers}) is started {@link #DEFERRAL} after its fire
- * time, with the same fire time: when many jobs fire at one instant, the scheduler runs
- * the triggers whose claims start runs here first, and the ones it will skip after them.
+ * time, with the same fire time as its slot: when many jobs fire at one instant, the
+ * scheduler runs the triggers whose claims start runs here first, and the ones it will
+ * skip after them. Spring's list of scheduled tasks shows such a trigger's next execution
+ * that much later.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -69,11 +71,14 @@ import org.springframework.util.Assert;
 public class ScheduledFireTime implements TaskScheduler {
 
 	/**
-	 * How much later than its fire time a deferred trigger starts: any delay puts it
-	 * behind the triggers of its instant, as schedulers start tasks in the order of their
-	 * start times, and a short one costs the trigger nothing when the scheduler is idle.
+	 * How much later than its fire time a deferred trigger starts: enough to put it
+	 * behind the triggers of its instant (schedulers start tasks in the order of their
+	 * start times, which they turn into deadlines on the monotonic clock when they
+	 * schedule them, a period earlier, so a thread preempted in between may shift one by
+	 * a little), and short enough to cost a trigger that is skipped nothing (its sweep is
+	 * set from the fire time).
 	 */
-	static final Duration DEFERRAL = Duration.ofMillis(1);
+	static final Duration DEFERRAL = Duration.ofMillis(10);
 
 	private static final ThreadLocal<@Nullable Instant> FIRE_TIME = new ThreadLocal<>();
 
@@ -392,9 +397,10 @@ public class ScheduledFireTime implements TaskScheduler {
 		/**
 		 * Queue the trigger's next fire time for its run, and return when to start that
 		 * run: the fire time, or {@link #DEFERRAL} after it for a trigger the job's
-		 * switch defers. The trigger computes the time after that from the start time,
-		 * which is still before the job's next fire time: only jobs that fire seconds
-		 * apart are deferred.
+		 * switch defers. The trigger computes the time after that from the run's
+		 * completion, or its start time if later; a deferred start is still before the
+		 * job's next fire time, as only jobs that fire at least two seconds apart are
+		 * deferred.
 		 */
 		@Nullable Instant nextExecution(TriggerContext context) {
 			Instant next = this.trigger.nextExecution(context);
