@@ -31,6 +31,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.support.CronTrigger;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Lets the cron tasks of guarded jobs follow the jobs' cluster-wide cron overrides: tells
@@ -41,20 +42,20 @@ import org.springframework.scheduling.support.CronTrigger;
  */
 final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 
-	private final ListableBeanFactory beanFactory;
-
 	private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
 	private final AtomicBoolean subscribed = new AtomicBoolean();
 
 	/** The engine, once the context has it: looked up at every fire time otherwise. */
-	private volatile @Nullable ClusterSingletonExecutor executor;
+	private final SingletonSupplier<ClusterSingletonExecutor> executor;
 
 	/** The registry, once the context has it. */
-	private volatile @Nullable JobRegistry registry;
+	private final SingletonSupplier<JobRegistry> registry;
 
 	JobCronSwitch(ListableBeanFactory beanFactory) {
-		this.beanFactory = beanFactory;
+		this.executor = SingletonSupplier
+			.of(() -> beanFactory.getBeanProvider(ClusterSingletonExecutor.class).getIfAvailable());
+		this.registry = SingletonSupplier.of(() -> beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable());
 	}
 
 	@Override
@@ -62,7 +63,7 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 		if (!(trigger instanceof CronTrigger)) {
 			return null;
 		}
-		JobRegistry registry = registry();
+		JobRegistry registry = this.registry.get();
 		if (registry == null) {
 			return null;
 		}
@@ -71,7 +72,7 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 		if (job == null || schedule == null || schedule.size() != 1) {
 			return null;
 		}
-		ClusterSingletonExecutor executor = executor();
+		ClusterSingletonExecutor executor = this.executor.get();
 		if (executor == null) {
 			return null;
 		}
@@ -85,12 +86,12 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	public @Nullable Trigger triggerOf(String jobName) {
 		// asked at every fire time of every guarded cron task: the override first, a map
 		// read, and the beans only when there is one
-		ClusterSingletonExecutor executor = executor();
+		ClusterSingletonExecutor executor = this.executor.get();
 		String expression = (executor != null) ? executor.cronOverrides().expression(jobName) : null;
 		if (expression == null) {
 			return null;
 		}
-		JobRegistry registry = registry();
+		JobRegistry registry = this.registry.get();
 		CronSlotSchedule schedule = (registry != null)
 				? registry.forName(jobName).map(JobDefinition::schedule).orElse(null) : null;
 		return (schedule != null) ? new CronTrigger(expression, schedule.zone()) : null;
@@ -99,8 +100,8 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	@Override
 	public boolean defers(String jobName, Instant fireTime) {
 		// asked at every fire time of every guarded cron task, as triggerOf is
-		ClusterSingletonExecutor executor = executor();
-		JobRegistry registry = registry();
+		ClusterSingletonExecutor executor = this.executor.get();
+		JobRegistry registry = this.registry.get();
 		if (executor == null || registry == null) {
 			return false;
 		}
@@ -111,24 +112,6 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	@Override
 	public void addListener(Consumer<String> listener) {
 		this.listeners.add(listener);
-	}
-
-	private @Nullable JobRegistry registry() {
-		JobRegistry registry = this.registry;
-		if (registry == null) {
-			registry = this.beanFactory.getBeanProvider(JobRegistry.class).getIfAvailable();
-			this.registry = registry;
-		}
-		return registry;
-	}
-
-	private @Nullable ClusterSingletonExecutor executor() {
-		ClusterSingletonExecutor executor = this.executor;
-		if (executor == null) {
-			executor = this.beanFactory.getBeanProvider(ClusterSingletonExecutor.class).getIfAvailable();
-			this.executor = executor;
-		}
-		return executor;
 	}
 
 }

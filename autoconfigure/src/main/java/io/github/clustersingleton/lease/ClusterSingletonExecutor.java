@@ -274,20 +274,6 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	}
 
 	/**
-	 * Whether this node will leave a cron trigger of the job to another node, its
-	 * preferred node for the slot, if nothing changes until the fire time: the scheduler
-	 * then runs the trigger a moment after the node's own triggers of the same instant
-	 * ({@link ScheduledFireTime}), whose claims are the ones that start runs. Only the
-	 * order changes: the trigger still decides as it runs, for the same slot.
-	 * @param job the job
-	 * @param fireTime the trigger's fire time, its slot
-	 * @return whether the trigger can wait for this node's own triggers
-	 */
-	public boolean defersTrigger(JobDefinition job, Instant fireTime) {
-		return this.engine.defersToPreferredNode(this.engine.overrides.apply(job), fireTime);
-	}
-
-	/**
 	 * Turn preferred-node routing on: each job's cron slot is claimed at its fire time by
 	 * one live node, picked alike on every node; the others claim it {@code sweepDelay}
 	 * later only if that node did not. Needs a store that keeps presence entries
@@ -301,23 +287,6 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 				"'sweepDelay' must be positive");
 		Assert.state(this.engine.preferredNodes == null, "Preferred-node routing is already on");
 		return this.engine.enablePreferredNodes(sweepDelay);
-	}
-
-	/**
-	 * Return the slot of a scheduled trigger of a job on this thread: the fire time the
-	 * scheduler meant where it is known, else derived from the job's cron schedule and
-	 * this node's clock.
-	 * @param job the job
-	 * @return the slot, or {@code null} for a job without a cron schedule
-	 */
-	public @Nullable Instant slotOf(JobDefinition job) {
-		CronSlotSchedule schedule = this.engine.overrides.apply(job).schedule();
-		if (schedule == null) {
-			return null;
-		}
-		Instant fireTime = ScheduledFireTime.current();
-		return (fireTime != null) ? fireTime
-				: schedule.slotFor(this.engine.clock.instant(), this.engine.settings.slotTolerance());
 	}
 
 	/**

@@ -26,6 +26,7 @@ import java.util.Set;
 
 import io.github.clustersingleton.JobControl;
 import io.github.clustersingleton.LeaseBackend;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The read-only state of an engine, for the endpoint, the health indicator and the
@@ -215,6 +216,37 @@ public abstract class EngineStatus {
 	 */
 	public void pollControls() {
 		engine().monitor.pollControls();
+	}
+
+	/**
+	 * Return the slot of a scheduled trigger of a job on this thread: the fire time the
+	 * scheduler meant where it is known, else derived from the job's cron schedule and
+	 * this node's clock.
+	 * @param job the job
+	 * @return the slot, or {@code null} for a job without a cron schedule
+	 */
+	public @Nullable Instant slotOf(JobDefinition job) {
+		CronSlotSchedule schedule = engine().overrides.apply(job).schedule();
+		if (schedule == null) {
+			return null;
+		}
+		Instant fireTime = ScheduledFireTime.current();
+		return (fireTime != null) ? fireTime
+				: schedule.slotFor(engine().clock.instant(), engine().settings.slotTolerance());
+	}
+
+	/**
+	 * Whether this node will leave a cron trigger of the job to another node, its
+	 * preferred node for the slot, if nothing changes until the fire time: the scheduler
+	 * then runs the trigger a moment after the node's own triggers of the same instant
+	 * ({@link ScheduledFireTime}), whose claims are the ones that start runs. Only the
+	 * order changes: the trigger still decides as it runs, for the same slot.
+	 * @param job the job
+	 * @param fireTime the trigger's fire time, its slot
+	 * @return whether the trigger can wait for this node's own triggers
+	 */
+	public boolean defersTrigger(JobDefinition job, Instant fireTime) {
+		return engine().defersToPreferredNode(engine().overrides.apply(job), fireTime);
 	}
 
 }

@@ -36,18 +36,7 @@ class JobRegistryTests {
 	void aScheduledTaskRunsTheJobOfTheMethodWithoutParametersWhateverTheOrderOfRegistration() throws Exception {
 		Method scheduled = Jobs.class.getMethod("sync");
 		Method overload = Jobs.class.getMethod("sync", String.class);
-		Runnable task = new Runnable() {
-
-			@Override
-			public void run() {
-			}
-
-			@Override
-			public String toString() {
-				return Jobs.class.getName() + ".sync";
-			}
-
-		};
+		Runnable task = named(Jobs.class.getName() + ".sync");
 		for (boolean overloadFirst : new boolean[] { true, false }) {
 			JobRegistry registry = new JobRegistry();
 			JobDefinition cron = JobDefinition.of("sync", Duration.ofMinutes(1), Duration.ZERO)
@@ -76,18 +65,7 @@ class JobRegistryTests {
 		// class: a subclass here, as the proxy is
 		Jobs proxy = new Jobs() {
 		};
-		Runnable task = new Runnable() {
-
-			@Override
-			public void run() {
-			}
-
-			@Override
-			public String toString() {
-				return proxy.getClass().getName() + ".sync";
-			}
-
-		};
+		Runnable task = named(proxy.getClass().getName() + ".sync");
 		assertThat(registry.forScheduledTask(task)).as("before the proxy is known").isNull();
 		registry.registerTarget(scheduled, proxy);
 		assertThat(registry.forScheduledTask(task)).isSameAs(cron);

@@ -162,7 +162,7 @@ final class RoutedTakeover {
 				this.nodes.add(new Node(i, store.newBackend(), ttl, definition, this::body));
 			}
 			// two heartbeats: every node has seen every other one
-			sleep(2 * ttl.toMillis() / 3 + 1100);
+			TakeoverLatency.sleep(2 * ttl.toMillis() / 3 + 1100);
 		}
 
 		private void body(int node) {
@@ -190,7 +190,7 @@ final class RoutedTakeover {
 						return run;
 					}
 				}
-				sleep(10);
+				TakeoverLatency.sleep(10);
 			}
 			throw new IllegalStateException(this.job + ": no run came within " + timeout + "; runs " + this.runs);
 		}
@@ -439,17 +439,7 @@ final class RoutedTakeover {
 	private static void sleepUntil(Instant instant) {
 		long millis = Duration.between(Instant.now(), instant).toMillis();
 		if (millis > 0) {
-			sleep(millis);
-		}
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
+			TakeoverLatency.sleep(millis);
 		}
 	}
 

@@ -175,7 +175,7 @@ public final class TakeoverLatency {
 				store, ttl.toMillis(), POLL_MILLIS, samples, mean, max, Instant.now());
 	}
 
-	private static void sleep(long millis) {
+	static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
 		}
