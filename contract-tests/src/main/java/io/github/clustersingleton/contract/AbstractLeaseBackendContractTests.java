@@ -110,6 +110,35 @@ public abstract class AbstractLeaseBackendContractTests extends StorePresenceCon
 	}
 
 	@Test
+	void theLastSuccessIsFoundBehindManyFailedRuns() {
+		assumeTrue(supportsRecovery());
+		String failing = jobName("ledger-failing");
+		String recent = jobName("ledger-recent");
+		String never = jobName("ledger-never");
+		RunLedger ledger = backend().runLedger();
+		Instant start = Instant.parse("2026-01-01T10:00:00.123Z");
+		List<RunRecord> runs = new java.util.ArrayList<>();
+		for (int fence = 1; fence <= 12; fence++) {
+			Instant started = start.plusSeconds(10L * fence);
+			// one success, then eleven failures: more than the newest records a store
+			// may look at first
+			runs.add(new RunRecord(failing, S1.plusSeconds(60L * fence), 1, fence, "node-a", RunTrigger.SCHEDULED,
+					(fence == 1) ? RunState.SUCCEEDED : RunState.FAILED, started, started.plusSeconds(1),
+					(fence == 1) ? null : "java.lang.IllegalStateException: boom"));
+			// successes, the newest one still running
+			runs.add(new RunRecord(recent, S1.plusSeconds(60L * fence), 1, fence, "node-b", RunTrigger.SCHEDULED,
+					(fence == 12) ? RunState.RUNNING : RunState.SUCCEEDED, started,
+					(fence == 12) ? null : started.plusSeconds(2), null));
+			runs.add(new RunRecord(never, S1.plusSeconds(60L * fence), 1, fence, "node-c", RunTrigger.SCHEDULED,
+					RunState.FAILED, started, started.plusSeconds(1), "java.lang.IllegalStateException: never"));
+		}
+		ledger.recordAll(runs, 100);
+		assertThat(ledger.lastSuccess(List.of(failing, recent, never))).hasSize(2)
+			.containsEntry(failing, start.plusSeconds(11))
+			.containsEntry(recent, start.plusSeconds(112));
+	}
+
+	@Test
 	void theRunLedgerRecordsRunsOfSeveralJobsTogether() {
 		assumeTrue(supportsRecovery());
 		String first = jobName("ledger-batch-a");
