@@ -19,9 +19,13 @@ package io.github.clustersingleton.jdbc;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.RunRecord;
@@ -38,6 +42,9 @@ final class JdbcRunLedger implements RunLedger {
 
 	private final JdbcLeaseBackend backend;
 
+	/** How many records of each job this node wrote, for {@link #asksForTrim}. */
+	private final Map<String, AtomicInteger> writesSinceTrim = new ConcurrentHashMap<>();
+
 	JdbcRunLedger(JdbcLeaseBackend backend) {
 		this.backend = backend;
 	}
@@ -48,7 +55,7 @@ final class JdbcRunLedger implements RunLedger {
 		Assert.isTrue(maxRuns >= 1, "'maxRuns' must be at least 1");
 		this.backend.executeOnRunTable("record run " + run.fencingToken() + " of job '" + run.jobName() + "'",
 				(connection, statements) -> {
-					statements.runLedger().recordRun(connection, run, maxRuns);
+					statements.runLedger().recordRun(connection, run, maxRuns, asksForTrim(run, maxRuns));
 					return Boolean.TRUE;
 				});
 	}
@@ -71,14 +78,35 @@ final class JdbcRunLedger implements RunLedger {
 			.stream()
 			.sorted(Comparator.comparing(RunRecord::jobName).thenComparingLong(RunRecord::fencingToken))
 			.toList();
+		Set<String> trimmed = new HashSet<>();
+		for (RunRecord record : records) {
+			if (asksForTrim(record, maxRuns)) {
+				trimmed.add(record.jobName());
+			}
+		}
 		for (int from = 0; from < records.size(); from += RunLedgerStatements.MAX_RUNS_PER_STATEMENT) {
 			List<RunRecord> chunk = records.subList(from,
 					Math.min(from + RunLedgerStatements.MAX_RUNS_PER_STATEMENT, records.size()));
 			this.backend.executeOnRunTable("record " + chunk.size() + " runs", (connection, statements) -> {
-				statements.runLedger().recordRuns(connection, chunk, maxRuns);
+				statements.runLedger().recordRuns(connection, chunk, maxRuns, trimmed);
 				return Boolean.TRUE;
 			});
 		}
+	}
+
+	/**
+	 * Whether this write trims its job's records to the newest {@code maxRuns}: at this
+	 * node's first write of the job, then at every tenth of {@code maxRuns} writes, and
+	 * at fencing tokens that are multiples of that tenth. So a job's records grow by at
+	 * most a tenth of {@code maxRuns} per node that writes them between two trims, and a
+	 * trim, which reads every record of its job, runs about once per tenth of
+	 * {@code maxRuns} runs instead of at every write (as the Redis ledger does).
+	 */
+	private boolean asksForTrim(RunRecord run, int maxRuns) {
+		int every = Math.max(1, maxRuns / 10);
+		int written = this.writesSinceTrim.computeIfAbsent(run.jobName(), (name) -> new AtomicInteger())
+			.getAndIncrement();
+		return written % every == 0 || Math.floorMod(run.fencingToken(), every) == 0;
 	}
 
 	@Override

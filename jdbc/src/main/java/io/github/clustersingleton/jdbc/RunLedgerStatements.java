@@ -100,13 +100,15 @@ final class RunLedgerStatements {
 	}
 
 	/**
-	 * Insert or replace a run record, then keep the newest {@code maxRuns} of its job.
+	 * Insert or replace a run record, then, when asked, keep the newest {@code maxRuns}
+	 * of its job.
 	 * @param connection an auto-commit connection
 	 * @param run the record
 	 * @param maxRuns how many records of the job to keep
+	 * @param trim whether to trim the job's records
 	 * @throws SQLException on a database error
 	 */
-	void recordRun(Connection connection, RunRecord run, int maxRuns) throws SQLException {
+	void recordRun(Connection connection, RunRecord run, int maxRuns, boolean trim) throws SQLException {
 		MapSqlParameterSource parameters = new MapSqlParameterSource().addValue("name", run.jobName())
 			.addValue("fencingToken", run.fencingToken())
 			.addValue("slot", this.time.bind(run.slot()))
@@ -120,6 +122,9 @@ final class RunLedgerStatements {
 		try (PreparedStatement statement = this.runRecord.prepare(connection, parameters)) {
 			statement.executeUpdate();
 		}
+		if (!trim) {
+			return;
+		}
 		try (PreparedStatement statement = this.runTrim.prepare(connection,
 				new MapSqlParameterSource("name", run.jobName()).addValue("maxRuns", maxRuns))) {
 			statement.executeUpdate();
@@ -128,25 +133,32 @@ final class RunLedgerStatements {
 
 	/**
 	 * Insert or replace several run records in one statement, then keep the newest
-	 * {@code maxRuns} of each of their jobs in a second one.
+	 * {@code maxRuns} of each of their jobs named in {@code trimmed} in a second one
+	 * (none when it names none of them).
 	 * @param connection an auto-commit connection
 	 * @param runs the records, at most one per job and fencing token, and at most
 	 * {@link #MAX_RUNS_PER_STATEMENT}
 	 * @param maxRuns how many records of each job to keep
+	 * @param trimmed the jobs whose records to trim
 	 * @throws SQLException on a database error
 	 */
-	void recordRuns(Connection connection, List<RunRecord> runs, int maxRuns) throws SQLException {
+	void recordRuns(Connection connection, List<RunRecord> runs, int maxRuns, Set<String> trimmed) throws SQLException {
 		List<Object[]> rows = new ArrayList<>(runs.size());
 		Set<String> names = new LinkedHashSet<>();
 		for (RunRecord run : runs) {
 			rows.add(new Object[] { run.jobName(), run.fencingToken(), this.time.bind(run.slot()), run.attempt(),
 					run.owner(), run.trigger().name(), run.state().value(), this.time.bind(run.startedAt()),
 					this.time.bind(run.finishedAt()), new SqlParameterValue(Types.VARCHAR, run.error()) });
-			names.add(run.jobName());
+			if (trimmed.contains(run.jobName())) {
+				names.add(run.jobName());
+			}
 		}
 		try (PreparedStatement statement = this.runRecordBatch.prepare(connection,
 				new MapSqlParameterSource("runs", rows))) {
 			statement.executeUpdate();
+		}
+		if (names.isEmpty()) {
+			return;
 		}
 		try (PreparedStatement statement = this.runTrimBatch.prepare(connection,
 				new MapSqlParameterSource("names", List.copyOf(names)).addValue("maxRuns", maxRuns))) {

@@ -44,7 +44,10 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.RunCompletion;
+import io.github.clustersingleton.RunLedger;
+import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
+import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.SlotRun;
 import io.github.clustersingleton.contract.AbstractLeaseBackendContractTests;
 import io.github.clustersingleton.contract.StoreTimeTravel;
@@ -245,6 +248,43 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 	@Test
 	void idIsJdbc() {
 		assertThat(this.backend.id()).isEqualTo("jdbc");
+	}
+
+	@Test
+	void theRunLedgerIsTrimmedAtEveryTenthOfItsSizeOfWrites() {
+		String job = jobName("ledger-trim");
+		RunLedger ledger = backend().runLedger();
+		Instant start = Instant.parse("2026-01-01T10:00:00Z");
+		// 30 runs kept, so a trim at every third write; fencing tokens that are not
+		// multiples of three, which would ask for a trim too
+		long[] tokens = java.util.stream.LongStream.iterate(1, (token) -> token + 1)
+			.filter((token) -> token % 3 != 0)
+			.limit(34)
+			.toArray();
+		for (int write = 1; write <= tokens.length; write++) {
+			long token = tokens[write - 1];
+			RunRecord run = new RunRecord(job, start.plusSeconds(60 * token), 1, token, "node-a", RunTrigger.SCHEDULED,
+					RunState.SUCCEEDED, start.plusSeconds(token), start.plusSeconds(token + 1), null);
+			if (write % 2 == 0) {
+				ledger.recordAll(List.of(run), 30);
+			}
+			else {
+				ledger.record(run, 30);
+			}
+			List<RunRecord> history = ledger.history(job, 100);
+			if (write == 31) {
+				assertThat(history).as("after the 31st write, which trims").hasSize(30);
+				assertThat(history.get(29).fencingToken()).isEqualTo(tokens[1]);
+			}
+			if (write == 33) {
+				assertThat(history).as("after two writes that do not trim").hasSize(32);
+			}
+		}
+		assertThat(ledger.history(job, 100)).as("after the 34th write, which trims")
+			.extracting(RunRecord::fencingToken)
+			.hasSize(30)
+			.startsWith(tokens[33])
+			.endsWith(tokens[4]);
 	}
 
 	@Test
