@@ -134,6 +134,24 @@ final class JdbcStatement {
 	}
 
 	/**
+	 * Load a statement that only some platforms have, as
+	 * {@link #load(String, String, String, String, boolean)} does.
+	 * @param platform the platform directory
+	 * @param name the statement's file name without {@code .sql}
+	 * @param table the lease table
+	 * @param runTable the run table
+	 * @param expandsLists whether list parameters expand
+	 * @return the statement, or {@code null} when the platform has no such file
+	 */
+	static @Nullable JdbcStatement loadIfPresent(String platform, String name, String table, String runTable,
+			boolean expandsLists) {
+		if (JdbcStatement.class.getClassLoader().getResource(location(platform, name)) == null) {
+			return null;
+		}
+		return load(platform, name, table, runTable, expandsLists);
+	}
+
+	/**
 	 * Return the class path location of a statement's file.
 	 * @param platform the platform directory
 	 * @param name the statement's file name without {@code .sql}

@@ -32,6 +32,7 @@ import java.util.Set;
 import io.github.clustersingleton.RunRecord;
 import io.github.clustersingleton.RunState;
 import io.github.clustersingleton.RunTrigger;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -70,6 +71,12 @@ final class RunLedgerStatements {
 	private final JdbcStatement runLastSuccess;
 
 	/**
+	 * Reads only each job's newest records, where the platform has it: the jobs it leaves
+	 * without a success go through {@link #runLastSuccess}.
+	 */
+	private final @Nullable JdbcStatement runLastSuccessNewest;
+
+	/**
 	 * Create the statements of a platform.
 	 * @param platform the directory of the platform's statements
 	 * @param table the validated name of the lease table
@@ -86,6 +93,8 @@ final class RunLedgerStatements {
 		this.runMarkLost = JdbcStatement.load(platform, "run-mark-lost", table, runTable, false);
 		this.runHistory = JdbcStatement.load(platform, "run-history", table, runTable, false);
 		this.runLastSuccess = JdbcStatement.load(platform, "run-last-success", table, runTable, true);
+		this.runLastSuccessNewest = JdbcStatement.loadIfPresent(platform, "run-last-success-newest", table, runTable,
+				true);
 	}
 
 	/**
@@ -208,7 +217,9 @@ final class RunLedgerStatements {
 	}
 
 	/**
-	 * Return the end of each job's latest successful run.
+	 * Return the end of each job's latest successful run: where the platform has a read
+	 * of the newest records, from those first, and from the whole ledger only for the
+	 * jobs none of whose newest records succeeded.
 	 * @param connection an auto-commit connection
 	 * @param jobNames the jobs
 	 * @return the end times by job
@@ -217,11 +228,22 @@ final class RunLedgerStatements {
 	Map<String, Instant> lastSuccess(Connection connection, Collection<String> jobNames) throws SQLException {
 		Map<String, Instant> lastSuccess = new LinkedHashMap<>();
 		List<String> names = List.copyOf(new LinkedHashSet<>(jobNames));
+		JdbcStatement newest = this.runLastSuccessNewest;
+		if (newest != null) {
+			readLastSuccess(connection, newest, names, lastSuccess);
+			names = names.stream().filter((name) -> !lastSuccess.containsKey(name)).toList();
+		}
+		readLastSuccess(connection, this.runLastSuccess, names, lastSuccess);
+		return lastSuccess;
+	}
+
+	private void readLastSuccess(Connection connection, JdbcStatement query, List<String> names,
+			Map<String, Instant> lastSuccess) throws SQLException {
 		for (int from = 0; from < names.size(); from += JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT) {
 			List<String> chunk = names.subList(from,
 					Math.min(from + JdbcLeaseBackend.MAX_LEASES_PER_STATEMENT, names.size()));
-			try (PreparedStatement statement = this.runLastSuccess.prepare(connection,
-					new MapSqlParameterSource("names", chunk)); ResultSet resultSet = statement.executeQuery()) {
+			try (PreparedStatement statement = query.prepare(connection, new MapSqlParameterSource("names", chunk));
+					ResultSet resultSet = statement.executeQuery()) {
 				while (resultSet.next()) {
 					Instant finishedAt = this.time.read(resultSet, "finished_at");
 					if (finishedAt != null) {
@@ -230,7 +252,6 @@ final class RunLedgerStatements {
 				}
 			}
 		}
-		return lastSuccess;
 	}
 
 }
