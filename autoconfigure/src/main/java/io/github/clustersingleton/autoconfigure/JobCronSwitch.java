@@ -15,6 +15,7 @@
  */
 package io.github.clustersingleton.autoconfigure;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -107,6 +108,12 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 		}
 		JobDefinition job = registry.forName(jobName).orElse(null);
 		return job != null && executor.defersTrigger(job, fireTime);
+	}
+
+	@Override
+	public Duration deferral() {
+		ClusterSingletonExecutor executor = this.executor.get();
+		return (executor != null) ? executor.triggerDeferral() : ScheduledFireTime.CronSwitch.super.deferral();
 	}
 
 	@Override

@@ -249,4 +249,17 @@ public abstract class EngineStatus {
 		return engine().defersToPreferredNode(engine().overrides.apply(job), fireTime);
 	}
 
+	/**
+	 * How long after its fire time a cron trigger that {@link #defersTrigger} starts:
+	 * four fifths of the sweep delay, so that the claims of an instant across the cluster
+	 * are mostly done before the nodes skip the triggers they leave to others, and a
+	 * deferred trigger that finds its node preferred after all still claims before the
+	 * other nodes' first sweep.
+	 * @return the deferral, or {@link ScheduledFireTime#DEFERRAL 10 ms} without routing
+	 */
+	public Duration triggerDeferral() {
+		PreferredNodes preferredNodes = engine().preferredNodes;
+		return (preferredNodes != null) ? preferredNodes.deferral() : ScheduledFireTime.DEFERRAL;
+	}
+
 }

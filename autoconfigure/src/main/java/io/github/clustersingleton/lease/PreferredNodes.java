@@ -85,6 +85,9 @@ final class PreferredNodes {
 
 	private final Duration sweepDelay;
 
+	/** Four fifths of {@link #sweepDelay}: see {@link #deferral()}. */
+	private final Duration deferral;
+
 	private final Clock clock;
 
 	private final PendingWorkMonitor monitor;
@@ -131,6 +134,7 @@ final class PreferredNodes {
 		// the slot tolerance is how early a node whose clock is ahead may claim the next
 		// slot
 		this.routingHorizon = sweepDelay.multipliedBy(2).plus(slotTolerance).plus(CLAIM_MARGIN);
+		this.deferral = sweepDelay.multipliedBy(4).dividedBy(5);
 		this.clock = clock;
 		this.storeClock = storeClock;
 		this.monitor = monitor;
@@ -187,6 +191,15 @@ final class PreferredNodes {
 	 */
 	boolean defers(JobDefinition job, Instant slot) {
 		return this.background != null && preferredElsewhere(job, slot, this.live) >= 0;
+	}
+
+	/**
+	 * How long after its fire time a trigger that {@link #defers} starts: four fifths of
+	 * the sweep delay (200 ms with the defaults).
+	 * @return the deferral
+	 */
+	Duration deferral() {
+		return this.deferral;
 	}
 
 	/**

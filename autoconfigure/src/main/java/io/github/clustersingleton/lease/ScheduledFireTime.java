@@ -59,11 +59,12 @@ import org.springframework.util.Assert;
  * walking the stack at every trigger.
  * <p>
  * A guarded job's trigger that this node will leave to another node (its preferred node
- * for the slot, {@link CronSwitch#defers}) is started {@link #DEFERRAL} after its fire
- * time, with the same fire time as its slot: when many jobs fire at one instant, the
- * scheduler runs the triggers whose claims start runs here first, and the ones it will
- * skip after them. Spring's list of scheduled tasks shows such a trigger's next execution
- * that much later.
+ * for the slot, {@link CronSwitch#defers}) is started {@link CronSwitch#deferral} after
+ * its fire time, with the same fire time as its slot: when many jobs fire at one instant,
+ * the scheduler runs the triggers whose claims start runs here first, and the ones it
+ * will skip after them, once the claims of the instant across the cluster are mostly
+ * done. Spring's list of scheduled tasks shows such a trigger's next execution that much
+ * later.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
@@ -71,12 +72,11 @@ import org.springframework.util.Assert;
 public class ScheduledFireTime implements TaskScheduler {
 
 	/**
-	 * How much later than its fire time a deferred trigger starts: enough to put it
-	 * behind the triggers of its instant (schedulers start tasks in the order of their
-	 * start times, which they turn into deadlines on the monotonic clock when they
-	 * schedule them, a period earlier, so a thread preempted in between may shift one by
-	 * a little), and short enough to cost a trigger that is skipped nothing (its sweep is
-	 * set from the fire time).
+	 * How much later than its fire time a deferred trigger starts when the switch does
+	 * not say ({@link CronSwitch#deferral}): enough to put it behind the triggers of its
+	 * instant (schedulers start tasks in the order of their start times, which they turn
+	 * into deadlines on the monotonic clock when they schedule them, a period earlier, so
+	 * a thread preempted in between may shift one by a little).
 	 */
 	static final Duration DEFERRAL = Duration.ofMillis(10);
 
@@ -270,11 +270,23 @@ public class ScheduledFireTime implements TaskScheduler {
 		 * triggers of that instant: this node expects to leave it to another node.
 		 * @param jobName the job
 		 * @param fireTime the fire time the trigger returned
-		 * @return whether to start the trigger {@link #DEFERRAL} late, with the same fire
-		 * time
+		 * @return whether to start the trigger {@link #deferral()} late, with the same
+		 * fire time
 		 */
 		default boolean defers(String jobName, Instant fireTime) {
 			return false;
+		}
+
+		/**
+		 * Return how long after its fire time a trigger that {@link #defers} starts: less
+		 * than the time after which the other nodes look whether its slot was claimed,
+		 * which a deferred trigger that finds its node preferred after all (the view of
+		 * the live nodes changed) must not miss by much.
+		 * @return the deferral, positive
+		 * @since 0.1.0
+		 */
+		default Duration deferral() {
+			return DEFERRAL;
 		}
 
 	}
@@ -396,11 +408,11 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		/**
 		 * Queue the trigger's next fire time for its run, and return when to start that
-		 * run: the fire time, or {@link #DEFERRAL} after it for a trigger the job's
-		 * switch defers. The trigger computes the time after that from the run's
-		 * completion, or its start time if later; a deferred start is still before the
-		 * job's next fire time, as only jobs that fire at least two seconds apart are
-		 * deferred.
+		 * run: the fire time, or the switch's {@link CronSwitch#deferral} after it for a
+		 * trigger the job's switch defers. The trigger computes the time after that from
+		 * the run's completion, or its start time if later; a deferred start is still
+		 * before the job's next fire time, as only jobs that fire at least twice the
+		 * deferral apart (and two seconds with the defaults) are deferred.
 		 */
 		@Nullable Instant nextExecution(TriggerContext context) {
 			Instant next = this.trigger.nextExecution(context);
@@ -410,8 +422,8 @@ public class ScheduledFireTime implements TaskScheduler {
 			this.fireTimes.add(next);
 			String jobName = this.jobName;
 			CronSwitch cronSwitch = this.cronSwitch;
-			return (jobName != null && cronSwitch != null && cronSwitch.defers(jobName, next)) ? next.plus(DEFERRAL)
-					: next;
+			return (jobName != null && cronSwitch != null && cronSwitch.defers(jobName, next))
+					? next.plus(cronSwitch.deferral()) : next;
 		}
 
 		@Override

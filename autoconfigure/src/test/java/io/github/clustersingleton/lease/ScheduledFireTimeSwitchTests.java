@@ -56,6 +56,9 @@ class ScheduledFireTimeSwitchTests {
 
 	private volatile boolean deferred;
 
+	/** The switch's deferral, not the decorator's own default. */
+	private static final Duration DEFERRAL = Duration.ofMillis(200);
+
 	private final ScheduledFireTime fireTime = new ScheduledFireTime(this.scheduler,
 			new ScheduledFireTime.CronSwitch() {
 
@@ -77,6 +80,11 @@ class ScheduledFireTimeSwitchTests {
 				@Override
 				public boolean defers(String jobName, Instant fireTime) {
 					return ScheduledFireTimeSwitchTests.this.deferred;
+				}
+
+				@Override
+				public Duration deferral() {
+					return DEFERRAL;
 				}
 
 			});
@@ -115,13 +123,13 @@ class ScheduledFireTimeSwitchTests {
 				new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
 		this.deferred = true;
 		Instant fire = Instant.parse("2026-05-02T03:00:00Z");
-		assertThat(next(0)).isEqualTo(fire.plus(ScheduledFireTime.DEFERRAL));
+		assertThat(next(0)).isEqualTo(fire.plus(DEFERRAL));
 		this.deferred = false;
 		// the trigger's next fire time after the deferred start is the next day's
 		assertThat(this.scheduler.scheduled.get(0)
 			.trigger()
-			.nextExecution(new SimpleTriggerContext(fire.plus(ScheduledFireTime.DEFERRAL), fire.plusMillis(2),
-					fire.plusMillis(3))))
+			.nextExecution(new SimpleTriggerContext(fire.plus(DEFERRAL), fire.plus(DEFERRAL).plusMillis(2),
+					fire.plus(DEFERRAL).plusMillis(3))))
 			.isEqualTo(fire.plus(Duration.ofDays(1)));
 		this.scheduler.scheduled.get(0).task().run();
 		this.scheduler.scheduled.get(0).task().run();

@@ -155,6 +155,10 @@ class InMemoryPreferredNodeVirtualTimeTests {
 			}
 		}
 		assertThat(deferred).hasSize(2 * JOBS).containsExactlyInAnyOrderElementsOf(this.notPreferred);
+		// deferred by four fifths of the sweep delay: behind the cluster's claims, before
+		// the first sweep
+		assertThat(nodes).allSatisfy(
+				(node) -> assertThat(node.triggerDeferral()).isEqualTo(SWEEP_DELAY.multipliedBy(4).dividedBy(5)));
 		// a job that fires again too soon to be routed is never deferred
 		JobDefinition everySecond = this.jobs.get(0).withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC));
 		assertThat(nodes).noneMatch((node) -> node.defersTrigger(everySecond, slot));
