@@ -19,6 +19,7 @@ package io.github.clustersingleton.lease;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -26,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Delayed;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -305,6 +307,8 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private @Nullable ScheduledFuture<?> current;
 
+		private @Nullable Recording recording;
+
 		private boolean cancelled;
 
 		SwitchableTask(Runnable task, String jobName, Trigger trigger) {
@@ -319,6 +323,7 @@ public class ScheduledFireTime implements TaskScheduler {
 			}
 			Recording recording = new Recording(this.task, this.trigger, this.jobName,
 					ScheduledFireTime.this.cronSwitch);
+			this.recording = recording;
 			this.current = ScheduledFireTime.this.delegate.schedule(recording, recording::nextExecution);
 		}
 
@@ -330,6 +335,23 @@ public class ScheduledFireTime implements TaskScheduler {
 			if (current != null) {
 				// a run under way ends normally; only its next fire time is dropped
 				current.cancel(false);
+			}
+			Recording previous = this.recording;
+			if (previous != null) {
+				// a fire time that has come but whose run has not started (the
+				// scheduler's
+				// thread is busy, or the trigger was deferred) still runs, once: the new
+				// trigger's first fire time is after now
+				TaskScheduler delegate = ScheduledFireTime.this.delegate;
+				Instant now = delegate.getClock().instant();
+				for (Instant due : previous.retire(now)) {
+					try {
+						delegate.schedule(() -> previous.runAt(due), now);
+					}
+					catch (RejectedExecutionException ex) {
+						// the scheduler shuts down: nothing more runs
+					}
+				}
 			}
 			arm();
 		}
@@ -399,6 +421,9 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private final Queue<Instant> fireTimes = new ConcurrentLinkedQueue<>();
 
+		/** When the task was armed again on another trigger, if it was. */
+		private volatile @Nullable Instant retiredAt;
+
 		Recording(Runnable task, Trigger trigger, @Nullable String jobName, @Nullable CronSwitch cronSwitch) {
 			this.task = task;
 			this.trigger = trigger;
@@ -415,6 +440,9 @@ public class ScheduledFireTime implements TaskScheduler {
 		 * deferral apart (and two seconds with the defaults) are deferred.
 		 */
 		@Nullable Instant nextExecution(TriggerContext context) {
+			if (this.retiredAt != null) {
+				return null;
+			}
 			Instant next = this.trigger.nextExecution(context);
 			if (next == null) {
 				return null;
@@ -426,11 +454,50 @@ public class ScheduledFireTime implements TaskScheduler {
 					? next.plus(cronSwitch.deferral()) : next;
 		}
 
+		/**
+		 * Stop this recording, its task armed again on another trigger: take the fire
+		 * times that have come by {@code now} and whose runs have not started, for runs
+		 * of their own; a run of this recording that starts later finds none of its own
+		 * and does nothing.
+		 * @param now the scheduler's time
+		 * @return the fire times taken, oldest first
+		 */
+		List<Instant> retire(Instant now) {
+			this.retiredAt = now;
+			List<Instant> due = new ArrayList<>();
+			for (Instant next = this.fireTimes.peek(); next != null
+					&& !next.isAfter(now); next = this.fireTimes.peek()) {
+				// a run starting now may take it first: then this takes a later one,
+				// which
+				// no run needs any more
+				Instant taken = this.fireTimes.poll();
+				if (taken == null || taken.isAfter(now)) {
+					break;
+				}
+				due.add(taken);
+			}
+			return due;
+		}
+
 		@Override
 		public void run() {
+			Instant fireTime = this.fireTimes.poll();
+			Instant retiredAt = this.retiredAt;
+			if (retiredAt != null && (fireTime == null || fireTime.isAfter(retiredAt))) {
+				// armed again meanwhile: a fire time that had come went to a run of its
+				// own
+				return;
+			}
+			runAt(fireTime);
+		}
+
+		/**
+		 * Run the task for a fire time, with the job's mark on the thread.
+		 */
+		void runAt(@Nullable Instant fireTime) {
 			Instant previous = FIRE_TIME.get();
 			String previousJob = TRIGGERED_JOB.get();
-			FIRE_TIME.set(this.fireTimes.poll());
+			FIRE_TIME.set(fireTime);
 			set(TRIGGERED_JOB, this.jobName);
 			try {
 				this.task.run();

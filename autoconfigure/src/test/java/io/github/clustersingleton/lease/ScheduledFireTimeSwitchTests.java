@@ -137,6 +137,42 @@ class ScheduledFireTimeSwitchTests {
 	}
 
 	@Test
+	void aRearmRunsAFireTimeThatHasComeButWhoseDeferredRunHasNotStarted() {
+		List<@Nullable Instant> ran = new ArrayList<>();
+		List<Boolean> marked = new ArrayList<>();
+		this.fireTime.schedule(() -> {
+			ran.add(ScheduledFireTime.current());
+			marked.add(ScheduledFireTime.takeTriggerOf("report"));
+		}, new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
+		this.deferred = true;
+		Instant fire = Instant.parse("2026-05-02T03:00:00Z");
+		assertThat(next(0)).isEqualTo(fire.plus(DEFERRAL));
+		this.deferred = false;
+		// the override comes after the fire time, before the deferred start
+		this.scheduler.clock = Clock.fixed(fire.plusMillis(50), ZoneOffset.UTC);
+		this.override.set(new CronTrigger("0 30 3 * * *", ZoneOffset.UTC));
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		assertThat(this.scheduler.futures.get(0).isCancelled()).isTrue();
+		assertThat(this.scheduler.startedOnce).hasSize(1);
+		this.scheduler.startedOnce.get(0).run();
+		assertThat(ran).containsExactly(fire);
+		assertThat(marked).containsExactly(true);
+		// the old trigger's run, had it started anyway, finds its fire time taken
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(ran).containsExactly(fire);
+		assertThat(this.scheduler.scheduled.get(0).trigger().nextExecution(new SimpleTriggerContext())).isNull();
+		// the new trigger's first fire time is the override's next one
+		assertThat(this.scheduler.scheduled.get(1)
+			.trigger()
+			.nextExecution(new SimpleTriggerContext(Clock.fixed(fire.plusMillis(50), ZoneOffset.UTC))))
+			.isEqualTo(Instant.parse("2026-05-02T03:30:00Z"));
+		// a fire time still to come is dropped with its trigger, as before
+		assertThat(next(1)).isEqualTo(Instant.parse("2026-05-02T03:30:00Z"));
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		assertThat(this.scheduler.startedOnce).hasSize(1);
+	}
+
+	@Test
 	void otherTasksAreScheduledAsTheyAre() {
 		this.fireTime.schedule(() -> {
 		}, new PeriodicTrigger(Duration.ofSeconds(5)));
@@ -196,9 +232,20 @@ class ScheduledFireTimeSwitchTests {
 			return future;
 		}
 
+		final List<Runnable> startedOnce = new ArrayList<>();
+
+		volatile Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+
+		@Override
+		public Clock getClock() {
+			return this.clock;
+		}
+
 		@Override
 		public ScheduledFuture<?> schedule(Runnable task, Instant startTime) {
-			throw new UnsupportedOperationException();
+			assertThat(startTime).isEqualTo(this.clock.instant());
+			this.startedOnce.add(task);
+			return new RecordedFuture();
 		}
 
 		@Override
