@@ -290,8 +290,9 @@ public class ClusterSingletonProperties {
 		/**
 		 * How long after a fire time the other nodes look, in one read of the store,
 		 * whether the preferred node claimed the slot, and claim it if not: the most a
-		 * slot waits when its preferred node is gone or late. At most a third of the
-		 * lease TTL.
+		 * slot waits when its preferred node is gone or late. The nodes also start the
+		 * triggers they leave to others four fifths of it after their fire time. At most
+		 * a third of the lease TTL.
 		 */
 		private Duration sweepDelay = Duration.ofMillis(250);
 

@@ -253,8 +253,9 @@ public abstract class EngineStatus {
 	 * How long after its fire time a cron trigger that {@link #defersTrigger} starts:
 	 * four fifths of the sweep delay, so that the claims of an instant across the cluster
 	 * are mostly done before the nodes skip the triggers they leave to others, and a
-	 * deferred trigger that finds its node preferred after all still claims before the
-	 * other nodes' first sweep.
+	 * deferred trigger that finds its node preferred after all claims, as a rule, before
+	 * the other nodes' first sweep (which, should it come first, claims the slot itself:
+	 * one of the two claims wins).
 	 * @return the deferral, or {@link ScheduledFireTime#DEFERRAL 10 ms} without routing
 	 */
 	public Duration triggerDeferral() {

@@ -284,7 +284,7 @@ public class ScheduledFireTime implements TaskScheduler {
 		 * than the time after which the other nodes look whether its slot was claimed,
 		 * which a deferred trigger that finds its node preferred after all (the view of
 		 * the live nodes changed) must not miss by much.
-		 * @return the deferral, positive
+		 * @return the deferral; zero or less defers nothing
 		 * @since 0.1.0
 		 */
 		default Duration deferral() {
@@ -437,7 +437,7 @@ public class ScheduledFireTime implements TaskScheduler {
 		 * trigger the job's switch defers. The trigger computes the time after that from
 		 * the run's completion, or its start time if later; a deferred start is still
 		 * before the job's next fire time, as only jobs that fire at least twice the
-		 * deferral apart (and two seconds with the defaults) are deferred.
+		 * deferral apart (2.5 s with the defaults) are deferred.
 		 */
 		@Nullable Instant nextExecution(TriggerContext context) {
 			if (this.retiredAt != null) {
@@ -450,8 +450,11 @@ public class ScheduledFireTime implements TaskScheduler {
 			this.fireTimes.add(next);
 			String jobName = this.jobName;
 			CronSwitch cronSwitch = this.cronSwitch;
-			return (jobName != null && cronSwitch != null && cronSwitch.defers(jobName, next))
-					? next.plus(cronSwitch.deferral()) : next;
+			if (jobName == null || cronSwitch == null || !cronSwitch.defers(jobName, next)) {
+				return next;
+			}
+			Duration deferral = cronSwitch.deferral();
+			return (deferral.isNegative() || deferral.isZero()) ? next : next.plus(deferral);
 		}
 
 		/**
