@@ -27,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Delayed;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +38,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.TriggerContext;
+import org.springframework.scheduling.support.SimpleTriggerContext;
 import org.springframework.util.Assert;
 
 /**
@@ -191,7 +191,7 @@ public class ScheduledFireTime implements TaskScheduler {
 		CronSwitch cronSwitch = this.cronSwitch;
 		String jobName = (cronSwitch != null) ? cronSwitch.jobOf(task, trigger) : null;
 		if (cronSwitch == null || jobName == null) {
-			Recording recording = new Recording(task, trigger, null, null);
+			Recording recording = new Recording(task, trigger, null, null, null);
 			return this.delegate.schedule(recording, recording::nextExecution);
 		}
 		SwitchableTask switchable = new SwitchableTask(task, jobName, (context) -> {
@@ -309,6 +309,12 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private @Nullable Recording recording;
 
+		/**
+		 * Futures of earlier triggers kept for a fire time that had come when the task
+		 * was armed again: cancelled with the task.
+		 */
+		private final List<ScheduledFuture<?>> retiring = new ArrayList<>();
+
 		private boolean cancelled;
 
 		SwitchableTask(Runnable task, String jobName, Trigger trigger) {
@@ -318,11 +324,19 @@ public class ScheduledFireTime implements TaskScheduler {
 		}
 
 		synchronized void arm() {
+			arm(null);
+		}
+
+		/**
+		 * Schedule the task on a new recording, whose first fire time is the trigger's
+		 * next after {@code from} (by default, after the scheduler's time when it asks).
+		 */
+		private void arm(@Nullable Instant from) {
 			if (this.cancelled) {
 				return;
 			}
 			Recording recording = new Recording(this.task, this.trigger, this.jobName,
-					ScheduledFireTime.this.cronSwitch);
+					ScheduledFireTime.this.cronSwitch, from);
 			this.recording = recording;
 			this.current = ScheduledFireTime.this.delegate.schedule(recording, recording::nextExecution);
 		}
@@ -332,28 +346,26 @@ public class ScheduledFireTime implements TaskScheduler {
 			if (this.cancelled || (current != null && current.isCancelled())) {
 				return;
 			}
-			if (current != null) {
-				// a run under way ends normally; only its next fire time is dropped
-				current.cancel(false);
-			}
+			Instant now = ScheduledFireTime.this.delegate.getClock().instant();
 			Recording previous = this.recording;
-			if (previous != null) {
-				// a fire time that has come but whose run has not started (the
-				// scheduler's
-				// thread is busy, or the trigger was deferred) still runs, once: the new
-				// trigger's first fire time is after now
-				TaskScheduler delegate = ScheduledFireTime.this.delegate;
-				Instant now = delegate.getClock().instant();
-				for (Instant due : previous.retire(now)) {
-					try {
-						delegate.schedule(() -> previous.runAt(due), now);
-					}
-					catch (RejectedExecutionException ex) {
-						// the scheduler shuts down: nothing more runs
-					}
+			boolean due = previous != null && previous.retire(now);
+			if (current != null) {
+				if (due) {
+					// the old trigger's next run is for a fire time that has come (its
+					// thread is busy, or the trigger was deferred): it still runs, and
+					// the
+					// old trigger asks for no fire time after it
+					this.retiring.removeIf(ScheduledFuture::isDone);
+					this.retiring.add(current);
+				}
+				else {
+					// a run under way ends normally; only its next fire time is dropped
+					current.cancel(false);
 				}
 			}
-			arm();
+			// the new trigger's first fire time is its next after the fire times the old
+			// one keeps, with no gap between the two
+			arm(now);
 		}
 
 		private synchronized @Nullable ScheduledFuture<?> current() {
@@ -363,6 +375,8 @@ public class ScheduledFireTime implements TaskScheduler {
 		@Override
 		public synchronized boolean cancel(boolean mayInterruptIfRunning) {
 			this.cancelled = true;
+			this.retiring.forEach((retired) -> retired.cancel(mayInterruptIfRunning));
+			this.retiring.clear();
 			ScheduledFuture<?> current = this.current;
 			return current == null || current.cancel(mayInterruptIfRunning);
 		}
@@ -421,10 +435,15 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private final Queue<Instant> fireTimes = new ConcurrentLinkedQueue<>();
 
-		/** When the task was armed again on another trigger, if it was. */
-		private volatile @Nullable Instant retiredAt;
+		/** The first fire time is the trigger's next after this, when set. */
+		private final @Nullable Instant from;
 
-		Recording(Runnable task, Trigger trigger, @Nullable String jobName, @Nullable CronSwitch cronSwitch) {
+		/** Whether the task was armed again on another trigger. */
+		private boolean retired;
+
+		Recording(Runnable task, Trigger trigger, @Nullable String jobName, @Nullable CronSwitch cronSwitch,
+				@Nullable Instant from) {
+			this.from = from;
 			this.task = task;
 			this.trigger = trigger;
 			this.jobName = jobName;
@@ -439,11 +458,15 @@ public class ScheduledFireTime implements TaskScheduler {
 		 * before the job's next fire time, as only jobs that fire at least twice the
 		 * deferral apart (2.5 s with the defaults) are deferred.
 		 */
-		@Nullable Instant nextExecution(TriggerContext context) {
-			if (this.retiredAt != null) {
+		synchronized @Nullable Instant nextExecution(TriggerContext context) {
+			if (this.retired) {
 				return null;
 			}
-			Instant next = this.trigger.nextExecution(context);
+			Instant from = this.from;
+			TriggerContext asked = (from != null && context.lastScheduledExecution() == null
+					&& context.lastCompletion() == null)
+							? new SimpleTriggerContext(Clock.fixed(from, context.getClock().getZone())) : context;
+			Instant next = this.trigger.nextExecution(asked);
 			if (next == null) {
 				return null;
 			}
@@ -458,46 +481,31 @@ public class ScheduledFireTime implements TaskScheduler {
 		}
 
 		/**
-		 * Stop this recording, its task armed again on another trigger: take the fire
-		 * times that have come by {@code now} and whose runs have not started, for runs
-		 * of their own; a run of this recording that starts later finds none of its own
-		 * and does nothing.
+		 * Stop this recording, its task armed again on another trigger: it asks for no
+		 * next fire time from now on.
 		 * @param now the scheduler's time
-		 * @return the fire times taken, oldest first
+		 * @return whether every fire time queued for a run has come by {@code now}: then
+		 * the next run the scheduler starts for it is for a fire time that has come, and
+		 * must still start
 		 */
-		List<Instant> retire(Instant now) {
-			this.retiredAt = now;
-			List<Instant> due = new ArrayList<>();
-			for (Instant next = this.fireTimes.peek(); next != null
-					&& !next.isAfter(now); next = this.fireTimes.peek()) {
-				// a run starting now may take it first: then this takes a later one,
-				// which
-				// no run needs any more
-				Instant taken = this.fireTimes.poll();
-				if (taken == null || taken.isAfter(now)) {
-					break;
-				}
-				due.add(taken);
+		synchronized boolean retire(Instant now) {
+			this.retired = true;
+			Instant last = null;
+			for (Instant fireTime : this.fireTimes) {
+				last = fireTime;
 			}
-			return due;
+			return last != null && !last.isAfter(now);
 		}
 
 		@Override
 		public void run() {
-			Instant fireTime = this.fireTimes.poll();
-			Instant retiredAt = this.retiredAt;
-			if (retiredAt != null && (fireTime == null || fireTime.isAfter(retiredAt))) {
-				// armed again meanwhile: a fire time that had come went to a run of its
-				// own
-				return;
-			}
-			runAt(fireTime);
+			runAt(this.fireTimes.poll());
 		}
 
 		/**
 		 * Run the task for a fire time, with the job's mark on the thread.
 		 */
-		void runAt(@Nullable Instant fireTime) {
+		private void runAt(@Nullable Instant fireTime) {
 			Instant previous = FIRE_TIME.get();
 			String previousJob = TRIGGERED_JOB.get();
 			FIRE_TIME.set(fireTime);
