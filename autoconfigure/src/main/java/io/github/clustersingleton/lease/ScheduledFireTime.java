@@ -348,9 +348,10 @@ public class ScheduledFireTime implements TaskScheduler {
 			}
 			Instant now = ScheduledFireTime.this.delegate.getClock().instant();
 			Recording previous = this.recording;
-			boolean due = previous != null && previous.retire(now);
+			Recording.Retirement retirement = (previous != null) ? previous.retire(now)
+					: new Recording.Retirement(false, now);
 			if (current != null) {
-				if (due) {
+				if (retirement.due()) {
 					// the old trigger's next run is for a fire time that has come (its
 					// thread is busy, or the trigger was deferred): it still runs, and
 					// the
@@ -363,9 +364,11 @@ public class ScheduledFireTime implements TaskScheduler {
 					current.cancel(false);
 				}
 			}
-			// the new trigger's first fire time is its next after the fire times the old
-			// one keeps, with no gap between the two
-			arm(now);
+			// the new trigger's first fire time is its next after now and after every
+			// fire
+			// time the old one started, so that none runs twice and none falls between
+			// the two
+			arm(retirement.from());
 		}
 
 		private synchronized @Nullable ScheduledFuture<?> current() {
@@ -438,8 +441,11 @@ public class ScheduledFireTime implements TaskScheduler {
 		/** The first fire time is the trigger's next after this, when set. */
 		private final @Nullable Instant from;
 
-		/** Whether the task was armed again on another trigger. */
-		private boolean retired;
+		/** When the task was armed again on another trigger, if it was. */
+		private @Nullable Instant retiredAt;
+
+		/** The latest fire time a run of this recording took. */
+		private @Nullable Instant lastStarted;
 
 		Recording(Runnable task, Trigger trigger, @Nullable String jobName, @Nullable CronSwitch cronSwitch,
 				@Nullable Instant from) {
@@ -459,7 +465,7 @@ public class ScheduledFireTime implements TaskScheduler {
 		 * deferral apart (2.5 s with the defaults) are deferred.
 		 */
 		synchronized @Nullable Instant nextExecution(TriggerContext context) {
-			if (this.retired) {
+			if (this.retiredAt != null) {
 				return null;
 			}
 			Instant from = this.from;
@@ -482,24 +488,50 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		/**
 		 * Stop this recording, its task armed again on another trigger: it asks for no
-		 * next fire time from now on.
+		 * next fire time from now on, and a run that takes a fire time after {@code now}
+		 * from now on does nothing (the old trigger's times still to come are dropped).
 		 * @param now the scheduler's time
-		 * @return whether every fire time queued for a run has come by {@code now}: then
-		 * the next run the scheduler starts for it is for a fire time that has come, and
-		 * must still start
+		 * @return whether the old trigger's next run must still start, and after when the
+		 * new trigger's first fire time must be
 		 */
-		synchronized boolean retire(Instant now) {
-			this.retired = true;
+		synchronized Retirement retire(Instant now) {
+			this.retiredAt = now;
 			Instant last = null;
 			for (Instant fireTime : this.fireTimes) {
 				last = fireTime;
 			}
-			return last != null && !last.isAfter(now);
+			Instant lastStarted = this.lastStarted;
+			Instant from = (lastStarted != null && lastStarted.isAfter(now)) ? lastStarted : now;
+			return new Retirement(last != null && !last.isAfter(now), from);
 		}
 
 		@Override
 		public void run() {
-			runAt(this.fireTimes.poll());
+			Instant fireTime;
+			synchronized (this) {
+				fireTime = this.fireTimes.poll();
+				Instant retiredAt = this.retiredAt;
+				if (retiredAt != null && fireTime != null && fireTime.isAfter(retiredAt)) {
+					return;
+				}
+				if (fireTime != null && (this.lastStarted == null || fireTime.isAfter(this.lastStarted))) {
+					this.lastStarted = fireTime;
+				}
+			}
+			runAt(fireTime);
+		}
+
+		/**
+		 * What a recording's retirement tells the task's next arming.
+		 *
+		 * @param due whether every fire time queued for a run had come: the next run the
+		 * scheduler starts for the old trigger is for one of them, and must still start
+		 * @param from the moment after which the new trigger's first fire time must be:
+		 * the retirement's, or the latest fire time a run of the old trigger took if
+		 * later (the clock was stepped back)
+		 */
+		record Retirement(boolean due, Instant from) {
+
 		}
 
 		/**

@@ -173,6 +173,29 @@ class ScheduledFireTimeSwitchTests {
 	}
 
 	@Test
+	void aRearmAfterTheClockSteppedBackRunsNoFireTimeTwiceAndDropsTheOldTriggersTimesToCome() {
+		List<@Nullable Instant> ran = new ArrayList<>();
+		this.fireTime.schedule(() -> ran.add(ScheduledFireTime.current()),
+				new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
+		Instant fire = Instant.parse("2026-05-02T03:00:00Z");
+		assertThat(next(0)).isEqualTo(fire);
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(ran).containsExactly(fire);
+		// the override, to the same expression, comes while the clock reads a little
+		// before the fire time that ran
+		this.scheduler.clock = Clock.fixed(fire.minusMillis(5), ZoneOffset.UTC);
+		this.override.set(new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		assertThat(this.scheduler.futures.get(0).isCancelled()).isTrue();
+		assertThat(next(1)).as("the new trigger's first fire time").isEqualTo(fire.plus(Duration.ofDays(1)));
+		// a run of the new trigger queued its fire time; the override changes again
+		// before it comes, and the old trigger's run, had it started anyway, does nothing
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		this.scheduler.scheduled.get(1).task().run();
+		assertThat(ran).containsExactly(fire);
+	}
+
+	@Test
 	void otherTasksAreScheduledAsTheyAre() {
 		this.fireTime.schedule(() -> {
 		}, new PeriodicTrigger(Duration.ofSeconds(5)));
