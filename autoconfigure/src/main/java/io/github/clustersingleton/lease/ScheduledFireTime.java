@@ -337,8 +337,10 @@ public class ScheduledFireTime implements TaskScheduler {
 			}
 			Recording recording = new Recording(this.task, this.trigger, this.jobName,
 					ScheduledFireTime.this.cronSwitch, from);
+			ScheduledFuture<?> scheduled = ScheduledFireTime.this.delegate.schedule(recording,
+					recording::nextExecution);
 			this.recording = recording;
-			this.current = ScheduledFireTime.this.delegate.schedule(recording, recording::nextExecution);
+			this.current = scheduled;
 		}
 
 		synchronized void rearm() {
@@ -500,9 +502,15 @@ public class ScheduledFireTime implements TaskScheduler {
 			for (Instant fireTime : this.fireTimes) {
 				last = fireTime;
 			}
-			Instant lastStarted = this.lastStarted;
-			Instant from = (lastStarted != null && lastStarted.isAfter(now)) ? lastStarted : now;
+			// after now, every fire time a run of this recording took, and the moment
+			// after
+			// which its own first fire time was (it may have run none yet)
+			Instant from = latest(latest(now, this.lastStarted), this.from);
 			return new Retirement(last != null && !last.isAfter(now), from);
+		}
+
+		private static Instant latest(Instant instant, @Nullable Instant other) {
+			return (other != null && other.isAfter(instant)) ? other : instant;
 		}
 
 		@Override

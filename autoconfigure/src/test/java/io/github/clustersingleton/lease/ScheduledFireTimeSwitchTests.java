@@ -193,6 +193,13 @@ class ScheduledFireTimeSwitchTests {
 		this.listeners.forEach((listener) -> listener.accept("report"));
 		this.scheduler.scheduled.get(1).task().run();
 		assertThat(ran).containsExactly(fire);
+		// two overrides in a row, the clock stepped back in between, before the trigger
+		// between them computed a fire time: the fire time that ran is still behind
+		this.scheduler.clock = Clock.fixed(fire.plusSeconds(1), ZoneOffset.UTC);
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		this.scheduler.clock = Clock.fixed(fire.minusMillis(5), ZoneOffset.UTC);
+		this.listeners.forEach((listener) -> listener.accept("report"));
+		assertThat(next(4)).isEqualTo(fire.plus(Duration.ofDays(1)));
 	}
 
 	@Test
