@@ -103,8 +103,9 @@ public class ScheduledFireTime implements TaskScheduler {
 	/**
 	 * Decorate a scheduler whose triggered tasks of guarded jobs follow the jobs' cron
 	 * overrides: such a task's trigger asks {@code cronSwitch} for the job's trigger at
-	 * every fire time, and a change of the override re-arms the task at once (its waiting
-	 * fire time is dropped and the next one computed from the new trigger).
+	 * every fire time, and a change of the override re-arms the task at once: a waiting
+	 * fire time that has come still runs, one still to come is dropped, and the next one
+	 * is the new trigger's first after the change and after every fire time that ran.
 	 * @param delegate the scheduler that runs the tasks
 	 * @param cronSwitch tells the job of a task and the trigger it follows now, or
 	 * {@code null}
