@@ -22,9 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
@@ -37,8 +35,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.Trigger;
-import org.springframework.scheduling.TriggerContext;
-import org.springframework.scheduling.support.SimpleTriggerContext;
 import org.springframework.util.Assert;
 
 /**
@@ -82,9 +78,9 @@ public class ScheduledFireTime implements TaskScheduler {
 	 */
 	static final Duration DEFERRAL = Duration.ofMillis(10);
 
-	private static final ThreadLocal<@Nullable Instant> FIRE_TIME = new ThreadLocal<>();
+	static final ThreadLocal<@Nullable Instant> FIRE_TIME = new ThreadLocal<>();
 
-	private static final ThreadLocal<@Nullable String> TRIGGERED_JOB = new ThreadLocal<>();
+	static final ThreadLocal<@Nullable String> TRIGGERED_JOB = new ThreadLocal<>();
 
 	private final TaskScheduler delegate;
 
@@ -165,7 +161,7 @@ public class ScheduledFireTime implements TaskScheduler {
 		}
 	}
 
-	private static <T> void set(ThreadLocal<@Nullable T> local, @Nullable T value) {
+	static <T> void set(ThreadLocal<@Nullable T> local, @Nullable T value) {
 		if (value != null) {
 			local.set(value);
 		}
@@ -192,7 +188,7 @@ public class ScheduledFireTime implements TaskScheduler {
 		CronSwitch cronSwitch = this.cronSwitch;
 		String jobName = (cronSwitch != null) ? cronSwitch.jobOf(task, trigger) : null;
 		if (cronSwitch == null || jobName == null) {
-			Recording recording = new Recording(task, trigger, null, null, null);
+			FireTimeRecording recording = new FireTimeRecording(task, trigger, null, null, null);
 			return this.delegate.schedule(recording, recording::nextExecution);
 		}
 		SwitchableTask switchable = new SwitchableTask(task, jobName, (context) -> {
@@ -308,7 +304,7 @@ public class ScheduledFireTime implements TaskScheduler {
 
 		private @Nullable ScheduledFuture<?> current;
 
-		private @Nullable Recording recording;
+		private @Nullable FireTimeRecording recording;
 
 		/**
 		 * Futures of earlier triggers kept for a fire time that had come when the task
@@ -336,7 +332,7 @@ public class ScheduledFireTime implements TaskScheduler {
 			if (this.cancelled) {
 				return;
 			}
-			Recording recording = new Recording(this.task, this.trigger, this.jobName,
+			FireTimeRecording recording = new FireTimeRecording(this.task, this.trigger, this.jobName,
 					ScheduledFireTime.this.cronSwitch, from);
 			ScheduledFuture<?> scheduled = ScheduledFireTime.this.delegate.schedule(recording,
 					recording::nextExecution);
@@ -350,9 +346,9 @@ public class ScheduledFireTime implements TaskScheduler {
 				return;
 			}
 			Instant now = ScheduledFireTime.this.delegate.getClock().instant();
-			Recording previous = this.recording;
-			Recording.Retirement retirement = (previous != null) ? previous.retire(now)
-					: new Recording.Retirement(false, now);
+			FireTimeRecording previous = this.recording;
+			FireTimeRecording.Retirement retirement = (previous != null) ? previous.retire(now)
+					: new FireTimeRecording.Retirement(false, now);
 			if (current != null) {
 				if (retirement.due()) {
 					// the old trigger's next run is for a fire time that has come (its
@@ -420,144 +416,6 @@ public class ScheduledFireTime implements TaskScheduler {
 		@Override
 		public int compareTo(Delayed other) {
 			return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
-		}
-
-		@Override
-		public String toString() {
-			return this.task.toString();
-		}
-
-	}
-
-	private static final class Recording implements Runnable {
-
-		private final Runnable task;
-
-		private final Trigger trigger;
-
-		private final @Nullable String jobName;
-
-		private final @Nullable CronSwitch cronSwitch;
-
-		private final Queue<Instant> fireTimes = new ConcurrentLinkedQueue<>();
-
-		/** The first fire time is the trigger's next after this, when set. */
-		private final @Nullable Instant from;
-
-		/** When the task was armed again on another trigger, if it was. */
-		private @Nullable Instant retiredAt;
-
-		/** The latest fire time a run of this recording took. */
-		private @Nullable Instant lastStarted;
-
-		Recording(Runnable task, Trigger trigger, @Nullable String jobName, @Nullable CronSwitch cronSwitch,
-				@Nullable Instant from) {
-			this.from = from;
-			this.task = task;
-			this.trigger = trigger;
-			this.jobName = jobName;
-			this.cronSwitch = cronSwitch;
-		}
-
-		/**
-		 * Queue the trigger's next fire time for its run, and return when to start that
-		 * run: the fire time, or the switch's {@link CronSwitch#deferral} after it for a
-		 * trigger the job's switch defers. The trigger computes the time after that from
-		 * the run's completion, or its start time if later; a deferred start is still
-		 * before the job's next fire time, as only jobs that fire at least twice the
-		 * deferral apart (2.5 s with the defaults) are deferred.
-		 */
-		synchronized @Nullable Instant nextExecution(TriggerContext context) {
-			if (this.retiredAt != null) {
-				return null;
-			}
-			Instant from = this.from;
-			TriggerContext asked = (from != null && context.lastScheduledExecution() == null
-					&& context.lastCompletion() == null)
-							? new SimpleTriggerContext(Clock.fixed(from, context.getClock().getZone())) : context;
-			Instant next = this.trigger.nextExecution(asked);
-			if (next == null) {
-				return null;
-			}
-			this.fireTimes.add(next);
-			String jobName = this.jobName;
-			CronSwitch cronSwitch = this.cronSwitch;
-			if (jobName == null || cronSwitch == null || !cronSwitch.defers(jobName, next)) {
-				return next;
-			}
-			Duration deferral = cronSwitch.deferral();
-			return (deferral.isNegative() || deferral.isZero()) ? next : next.plus(deferral);
-		}
-
-		/**
-		 * Stop this recording, its task armed again on another trigger: it asks for no
-		 * next fire time from now on, and a run that takes a fire time after {@code now}
-		 * from now on does nothing (the old trigger's times still to come are dropped).
-		 * @param now the scheduler's time
-		 * @return whether the old trigger's next run must still start, and after when the
-		 * new trigger's first fire time must be
-		 */
-		synchronized Retirement retire(Instant now) {
-			this.retiredAt = now;
-			Instant last = null;
-			for (Instant fireTime : this.fireTimes) {
-				last = fireTime;
-			}
-			// after now, every fire time a run of this recording took, and the moment
-			// after
-			// which its own first fire time was (it may have run none yet)
-			Instant from = latest(latest(now, this.lastStarted), this.from);
-			return new Retirement(last != null && !last.isAfter(now), from);
-		}
-
-		private static Instant latest(Instant instant, @Nullable Instant other) {
-			return (other != null && other.isAfter(instant)) ? other : instant;
-		}
-
-		@Override
-		public void run() {
-			Instant fireTime;
-			synchronized (this) {
-				fireTime = this.fireTimes.poll();
-				Instant retiredAt = this.retiredAt;
-				if (retiredAt != null && fireTime != null && fireTime.isAfter(retiredAt)) {
-					return;
-				}
-				if (fireTime != null && (this.lastStarted == null || fireTime.isAfter(this.lastStarted))) {
-					this.lastStarted = fireTime;
-				}
-			}
-			runAt(fireTime);
-		}
-
-		/**
-		 * What a recording's retirement tells the task's next arming.
-		 *
-		 * @param due whether every fire time queued for a run had come: the next run the
-		 * scheduler starts for the old trigger is for one of them, and must still start
-		 * @param from the moment after which the new trigger's first fire time must be:
-		 * the retirement's, or the latest fire time a run of the old trigger took if
-		 * later (the clock was stepped back)
-		 */
-		record Retirement(boolean due, Instant from) {
-
-		}
-
-		/**
-		 * Run the task for a fire time, with the job's mark on the thread.
-		 */
-		private void runAt(@Nullable Instant fireTime) {
-			Instant previous = FIRE_TIME.get();
-			String previousJob = TRIGGERED_JOB.get();
-			FIRE_TIME.set(fireTime);
-			set(TRIGGERED_JOB, this.jobName);
-			try {
-				this.task.run();
-			}
-			finally {
-				set(FIRE_TIME, previous);
-				set(TRIGGERED_JOB, previousJob);
-			}
 		}
 
 		@Override
