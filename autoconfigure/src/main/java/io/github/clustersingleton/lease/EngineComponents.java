@@ -65,6 +65,14 @@ final class EngineComponents {
 
 	final JobControlMonitor controls;
 
+	/**
+	 * How long after its fire time a node that is not the leader starts, in leader mode,
+	 * a cron trigger it will skip: behind the leader's claims of the same instant, which
+	 * share the machine's cores with the other nodes' skips where nodes share a host, and
+	 * well before the job's next fire time ({@link #leaderHorizon()}).
+	 */
+	static final java.time.Duration LEADER_DEFERRAL = java.time.Duration.ofSeconds(1);
+
 	/** Preferred-node routing, when on. */
 	volatile @Nullable PreferredNodes preferredNodes;
 
@@ -130,13 +138,47 @@ final class EngineComponents {
 	}
 
 	/**
-	 * Whether preferred-node routing would leave this cron trigger to another node, as
-	 * {@link #leftToPreferredNode} decides, without putting the job on a sweep.
+	 * Whether this node expects to leave this cron trigger to another node:
+	 * preferred-node routing would, as {@link #leftToPreferredNode} decides (without
+	 * putting the job on a sweep), or leader mode is on and this node is not the leader,
+	 * for a job that fires again later than {@link #leaderHorizon()} after the slot.
 	 */
-	boolean defersToPreferredNode(JobDefinition job, java.time.Instant slot) {
+	boolean defersTrigger(JobDefinition job, java.time.Instant slot) {
+		if (!job.enabled() || this.state.isClosing()) {
+			return false;
+		}
+		LeaderElection leader = this.state.leader();
+		if (leader != null) {
+			CronSlotSchedule schedule = job.schedule();
+			java.time.Instant next = (schedule != null) ? schedule.next(slot) : null;
+			return schedule != null && !leader.isLeader() && (next == null || next.isAfter(slot.plus(leaderHorizon())));
+		}
 		PreferredNodes preferredNodes = this.preferredNodes;
-		return preferredNodes != null && this.state.leader() == null && job.enabled() && !this.state.isClosing()
-				&& preferredNodes.defers(job, slot);
+		return preferredNodes != null && preferredNodes.defers(job, slot);
+	}
+
+	/**
+	 * How long after its fire time a cron trigger that {@link #defersTrigger} starts:
+	 * four fifths of the sweep delay with routing, {@link #LEADER_DEFERRAL} in leader
+	 * mode.
+	 */
+	java.time.Duration triggerDeferral() {
+		if (this.state.leader() != null) {
+			return LEADER_DEFERRAL;
+		}
+		PreferredNodes preferredNodes = this.preferredNodes;
+		return (preferredNodes != null) ? preferredNodes.deferral() : ScheduledFireTime.DEFERRAL;
+	}
+
+	/**
+	 * How far at least a job's next fire time must be from a slot for a node that is not
+	 * the leader to start the slot's trigger {@link #LEADER_DEFERRAL} late: the deferral,
+	 * the slot tolerance by which the leader may claim the next slot early, and
+	 * {@link PreferredNodes#CLAIM_MARGIN}, so that a node that has become the leader in
+	 * the meantime still claims the slot before the next one is claimed.
+	 */
+	private java.time.Duration leaderHorizon() {
+		return LEADER_DEFERRAL.plus(this.settings.slotTolerance()).plus(PreferredNodes.CLAIM_MARGIN);
 	}
 
 	/**

@@ -246,7 +246,7 @@ public abstract class EngineStatus {
 	 * @return whether the trigger can wait for this node's own triggers
 	 */
 	public boolean defersTrigger(JobDefinition job, Instant fireTime) {
-		return engine().defersToPreferredNode(engine().overrides.apply(job), fireTime);
+		return engine().defersTrigger(engine().overrides.apply(job), fireTime);
 	}
 
 	/**
@@ -259,8 +259,7 @@ public abstract class EngineStatus {
 	 * @return the deferral, or {@link ScheduledFireTime#DEFERRAL 10 ms} without routing
 	 */
 	public Duration triggerDeferral() {
-		PreferredNodes preferredNodes = engine().preferredNodes;
-		return (preferredNodes != null) ? preferredNodes.deferral() : ScheduledFireTime.DEFERRAL;
+		return engine().triggerDeferral();
 	}
 
 }

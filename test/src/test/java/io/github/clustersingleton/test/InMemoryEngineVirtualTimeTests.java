@@ -169,6 +169,41 @@ class InMemoryEngineVirtualTimeTests {
 		assertThat(nodeB.execute(job, (Instant) null, () -> null)).isTrue();
 	}
 
+	@Test
+	void inLeaderModeTheOtherNodesStartTheCronTriggersTheySkipBehindTheLeadersClaims() {
+		ClusterSingletonExecutor nodeB = node("node-b").executor();
+		LeaderElection leaderA = this.node.enableLeaderMode("leader", LeaderElection.Listener.NONE);
+		LeaderElection leaderB = nodeB.enableLeaderMode("leader", LeaderElection.Listener.NONE);
+		this.node.startLeaderElection();
+		this.engine.runDueTasks();
+		nodeB.startLeaderElection();
+		this.engine.runDueTasks();
+		assertThat(leaderA.isLeader()).isTrue();
+		assertThat(leaderB.isLeader()).isFalse();
+		JobDefinition everyMinute = cronJob("report", JobPolicies.DEFAULT);
+		Instant slot = minute(1);
+		// the leader claims at the fire time; the other node, which will skip, a second
+		// later
+		assertThat(this.node.defersTrigger(everyMinute, slot)).isFalse();
+		assertThat(nodeB.defersTrigger(everyMinute, slot)).isTrue();
+		assertThat(nodeB.triggerDeferral()).isEqualTo(Duration.ofSeconds(1));
+		// a job that fires again within the deferral, the slot tolerance and a margin
+		// (3 s with the defaults) is never deferred
+		JobDefinition everyTwoSeconds = everyMinute.withSchedule(CronSlotSchedule.of("*/2 * * * * *", ZoneOffset.UTC));
+		assertThat(nodeB.defersTrigger(everyTwoSeconds, slot)).isFalse();
+		JobDefinition everyFiveSeconds = everyMinute.withSchedule(CronSlotSchedule.of("*/5 * * * * *", ZoneOffset.UTC));
+		assertThat(nodeB.defersTrigger(everyFiveSeconds, slot)).isTrue();
+		// nor is a disabled job, or any once node-b leads
+		JobDefinition disabled = new JobDefinition("report", everyMinute.lockAtMostFor(), everyMinute.lockAtLeastFor(),
+				false, everyMinute.schedule(), everyMinute.source(), everyMinute.policies());
+		assertThat(nodeB.defersTrigger(disabled, slot)).isFalse();
+		this.engine.store().forceRelease("leader");
+		this.engine.advance(TTL.multipliedBy(2));
+		assertThat(leaderB.isLeader()).isTrue();
+		assertThat(nodeB.defersTrigger(everyMinute, slot)).isFalse();
+		assertThat(this.node.defersTrigger(everyMinute, slot)).isTrue();
+	}
+
 	private ManualClusterSingletonEngine node(String owner) {
 		return node(this.engine.anotherNode(owner));
 	}
