@@ -366,8 +366,11 @@ public class ClusterSingletonProperties {
 		/**
 		 * Whether guarded jobs run only on the leader: one node, elected with one lease
 		 * that the watchdog renews with the job leases. The other nodes skip every
-		 * trigger without asking the store (outcome 'not-leader'). The leader still takes
-		 * each job's lease, so slots and fencing tokens stay exact across leader changes.
+		 * trigger without asking the store (outcome 'not-leader'), starting a cron
+		 * trigger one second after its fire time when the job fires again more than three
+		 * seconds later (with the default slot tolerance), behind the leader's claims.
+		 * The leader still takes each job's lease, so slots and fencing tokens stay exact
+		 * across leader changes.
 		 */
 		private boolean enabled = false;
 
