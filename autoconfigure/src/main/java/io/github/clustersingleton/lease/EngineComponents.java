@@ -150,8 +150,11 @@ final class EngineComponents {
 		LeaderElection leader = this.state.leader();
 		if (leader != null) {
 			CronSlotSchedule schedule = job.schedule();
-			java.time.Instant next = (schedule != null) ? schedule.next(slot) : null;
-			return schedule != null && !leader.isLeader() && (next == null || next.isAfter(slot.plus(leaderHorizon())));
+			if (schedule == null || leader.isLeader()) {
+				return false;
+			}
+			java.time.Instant next = schedule.next(slot);
+			return next == null || next.isAfter(slot.plus(leaderHorizon()));
 		}
 		PreferredNodes preferredNodes = this.preferredNodes;
 		return preferredNodes != null && preferredNodes.defers(job, slot);

@@ -237,10 +237,11 @@ public abstract class EngineStatus {
 
 	/**
 	 * Whether this node will leave a cron trigger of the job to another node, its
-	 * preferred node for the slot, if nothing changes until the fire time: the scheduler
-	 * then runs the trigger a moment after the node's own triggers of the same instant
-	 * ({@link ScheduledFireTime}), whose claims are the ones that start runs. Only the
-	 * order changes: the trigger still decides as it runs, for the same slot.
+	 * preferred node for the slot or, in leader mode, the leader, if nothing changes
+	 * until the fire time: the scheduler then runs the trigger a moment after the node's
+	 * own triggers of the same instant ({@link ScheduledFireTime}), whose claims are the
+	 * ones that start runs. Only the order changes: the trigger still decides as it runs,
+	 * for the same slot.
 	 * @param job the job
 	 * @param fireTime the trigger's fire time, its slot
 	 * @return whether the trigger can wait for this node's own triggers
@@ -255,8 +256,10 @@ public abstract class EngineStatus {
 	 * are mostly done before the nodes skip the triggers they leave to others, and a
 	 * deferred trigger that finds its node preferred after all claims, as a rule, before
 	 * the other nodes' first sweep (which, should it come first, claims the slot itself:
-	 * one of the two claims wins).
+	 * one of the two claims wins). In leader mode, one second: the leader's claims of an
+	 * instant take longer, and no sweep follows.
 	 * @return the deferral, or {@link ScheduledFireTime#DEFERRAL 10 ms} without routing
+	 * or leader mode
 	 */
 	public Duration triggerDeferral() {
 		return engine().triggerDeferral();

@@ -71,8 +71,8 @@ final class FireTimeRecording implements Runnable {
 	 * the fire time, or the switch's {@link CronSwitch#deferral} after it for a trigger
 	 * the job's switch defers. The trigger computes the time after that from the run's
 	 * completion, or its start time if later; a deferred start is still before the job's
-	 * next fire time, as only jobs that fire at least twice the deferral apart (2.5 s
-	 * with the defaults) are deferred.
+	 * next fire time, as only jobs whose next fire time is further than the deferral and
+	 * a margin are deferred (2.5 s with routing's defaults, 3 s in leader mode).
 	 */
 	synchronized @Nullable Instant nextExecution(TriggerContext context) {
 		if (this.retiredAt != null) {

@@ -57,12 +57,12 @@ import org.springframework.util.Assert;
  * walking the stack at every trigger.
  * <p>
  * A guarded job's trigger that this node will leave to another node (its preferred node
- * for the slot, {@link CronSwitch#defers}) is started {@link CronSwitch#deferral} after
- * its fire time, with the same fire time as its slot: when many jobs fire at one instant,
- * the scheduler runs the triggers whose claims start runs here first, and the ones it
- * will skip after them, once the claims of the instant across the cluster are mostly
- * done. Spring's list of scheduled tasks shows such a trigger's next execution that much
- * later.
+ * for the slot, or the leader in leader mode: {@link CronSwitch#defers}) is started
+ * {@link CronSwitch#deferral} after its fire time, with the same fire time as its slot:
+ * when many jobs fire at one instant, the scheduler runs the triggers whose claims start
+ * runs here first, and the ones it will skip after them, once the claims of the instant
+ * across the cluster are mostly done. Spring's list of scheduled tasks shows such a
+ * trigger's next execution that much later.
  *
  * @author cluster-singleton contributors
  * @since 0.1.0
