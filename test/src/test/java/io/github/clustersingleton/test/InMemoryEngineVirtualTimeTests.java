@@ -145,14 +145,9 @@ class InMemoryEngineVirtualTimeTests {
 	@Test
 	void leaderModeRunsJobsOnlyOnTheLeaderAndMovesLeadershipWhenItCannotRenew() throws Throwable {
 		ClusterSingletonExecutor nodeB = node("node-b").executor();
-		LeaderElection leaderA = this.node.enableLeaderMode("leader", LeaderElection.Listener.NONE);
-		LeaderElection leaderB = nodeB.enableLeaderMode("leader", LeaderElection.Listener.NONE);
-		this.node.startLeaderElection();
-		this.engine.runDueTasks();
-		nodeB.startLeaderElection();
-		this.engine.runDueTasks();
-		assertThat(leaderA.isLeader()).isTrue();
-		assertThat(leaderB.isLeader()).isFalse();
+		Leaders leaders = electThisNodeOver(nodeB);
+		LeaderElection leaderA = leaders.thisNode();
+		LeaderElection leaderB = leaders.other();
 		JobDefinition job = JobDefinition.of("leader-job", Duration.ofMinutes(1), Duration.ZERO);
 		assertThat(nodeB.execute(job, (Instant) null, () -> null)).isFalse();
 		assertThat(this.node.execute(job, (Instant) null, () -> null)).isTrue();
@@ -172,14 +167,9 @@ class InMemoryEngineVirtualTimeTests {
 	@Test
 	void inLeaderModeTheOtherNodesStartTheCronTriggersTheySkipBehindTheLeadersClaims() {
 		ClusterSingletonExecutor nodeB = node("node-b").executor();
-		LeaderElection leaderA = this.node.enableLeaderMode("leader", LeaderElection.Listener.NONE);
-		LeaderElection leaderB = nodeB.enableLeaderMode("leader", LeaderElection.Listener.NONE);
-		this.node.startLeaderElection();
-		this.engine.runDueTasks();
-		nodeB.startLeaderElection();
-		this.engine.runDueTasks();
-		assertThat(leaderA.isLeader()).isTrue();
-		assertThat(leaderB.isLeader()).isFalse();
+		Leaders leaders = electThisNodeOver(nodeB);
+		LeaderElection leaderA = leaders.thisNode();
+		LeaderElection leaderB = leaders.other();
 		JobDefinition everyMinute = cronJob("report", JobPolicies.DEFAULT);
 		Instant slot = minute(1);
 		// the leader claims at the fire time; the other node, which will skip, a second
@@ -202,6 +192,26 @@ class InMemoryEngineVirtualTimeTests {
 		assertThat(leaderB.isLeader()).isTrue();
 		assertThat(nodeB.defersTrigger(everyMinute, slot)).isFalse();
 		assertThat(this.node.defersTrigger(everyMinute, slot)).isTrue();
+	}
+
+	/**
+	 * Turn leader mode on for this node and {@code other}, and let this node, which
+	 * stands first, win the election.
+	 */
+	private Leaders electThisNodeOver(ClusterSingletonExecutor other) {
+		LeaderElection thisNode = this.node.enableLeaderMode("leader", LeaderElection.Listener.NONE);
+		LeaderElection otherNode = other.enableLeaderMode("leader", LeaderElection.Listener.NONE);
+		this.node.startLeaderElection();
+		this.engine.runDueTasks();
+		other.startLeaderElection();
+		this.engine.runDueTasks();
+		assertThat(thisNode.isLeader()).isTrue();
+		assertThat(otherNode.isLeader()).isFalse();
+		return new Leaders(thisNode, otherNode);
+	}
+
+	private record Leaders(LeaderElection thisNode, LeaderElection other) {
+
 	}
 
 	private ManualClusterSingletonEngine node(String owner) {
