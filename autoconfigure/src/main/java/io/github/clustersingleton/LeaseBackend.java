@@ -18,7 +18,9 @@ package io.github.clustersingleton;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -115,6 +117,38 @@ public interface LeaseBackend {
 	 * @return whether the lease was acquired, and if so with which fencing token
 	 */
 	AcquireResult tryAcquire(LeaseRequest request);
+
+	/**
+	 * Try to acquire the leases of several jobs, each as {@link #tryAcquire} would on its
+	 * own: every request is decided by itself, atomically, and one refusal does not
+	 * refuse the others. A store that can send them together in fewer round trips than
+	 * one per request says so with {@link #acquiresTogether()}; this default asks for
+	 * them one after another.
+	 * @param requests what to acquire, one request per job
+	 * @return the result of each request, in the order of the requests
+	 * @throws RuntimeException when the store could not be reached or refused the whole
+	 * call: then some of the leases may still have been acquired, as after a failed
+	 * {@link #tryAcquire}
+	 * @since 0.1.0
+	 */
+	default List<AcquireResult> tryAcquireAll(List<LeaseRequest> requests) {
+		List<AcquireResult> results = new ArrayList<>(requests.size());
+		for (LeaseRequest request : requests) {
+			results.add(tryAcquire(request));
+		}
+		return results;
+	}
+
+	/**
+	 * Whether {@link #tryAcquireAll} sends its requests to the store together, in fewer
+	 * round trips than one per request. In leader mode the engine then claims the cron
+	 * slots of one instant in one call.
+	 * @return {@code false} unless the store overrides {@link #tryAcquireAll}
+	 * @since 0.1.0
+	 */
+	default boolean acquiresTogether() {
+		return false;
+	}
 
 	/**
 	 * Extend every given lease to {@code ttl} from now (store time), in one round trip

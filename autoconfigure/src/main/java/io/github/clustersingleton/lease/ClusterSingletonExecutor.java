@@ -120,7 +120,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 					@Override
 					public boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger,
 							Invocation invocation) throws Throwable {
-						return ClusterSingletonExecutor.this.claimAndRun(job, request, trigger, invocation);
+						return ClusterSingletonExecutor.this.claimAndRun(job, request, trigger, invocation, null);
 					}
 
 					@Override
@@ -319,6 +319,19 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	public boolean execute(JobDefinition definition, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
 			throws Throwable {
 		JobDefinition job = this.engine.overrides.apply(definition);
+		InstantClaims.AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED)
+				? this.engine.instantClaims.take(job, slot) : null;
+		if (ahead != null) {
+			// this node holds the slot's lease: it runs the slot even if it no longer
+			// leads
+			if (this.engine.state.isClosing() || !job.enabled()) {
+				// logs why the trigger is skipped
+				this.engine.claimer.skippedLocally(job, slot);
+				this.engine.delivery.releaseQuietly(ahead.lease(), ahead.job());
+				return false;
+			}
+			return claimAndRun(job, ahead.request(), trigger, invocation, ahead);
+		}
 		if (this.engine.claimer.skippedLocally(job, slot) || this.engine.claimer.pausedLocally(job, slot, trigger)) {
 			return false;
 		}
@@ -329,8 +342,16 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 							+ " lease store yet");
 			return false;
 		}
-		LeaseRequest request = new LeaseRequest(job.name(), this.engine.settings.owner(), EngineSupport.newLeaseToken(),
-				this.engine.settings.leaseTtl(), slot, this.engine.settings.slotTolerance());
+		return claimAndRun(job, requestFor(job, slot, trigger, this.engine.settings), trigger, invocation, null);
+	}
+
+	/**
+	 * Return the claim a trigger of a job makes for a slot: a new lease token, and the
+	 * job's claim policy where it applies.
+	 */
+	static LeaseRequest requestFor(JobDefinition job, @Nullable Instant slot, RunTrigger trigger, Settings settings) {
+		LeaseRequest request = new LeaseRequest(job.name(), settings.owner(), EngineSupport.newLeaseToken(),
+				settings.leaseTtl(), slot, settings.slotTolerance());
 		ClaimPolicy policy = LeaseClaimer.claimPolicy(job, slot, trigger);
 		if (policy.isActive()) {
 			CronSlotSchedule schedule = job.schedule();
@@ -338,7 +359,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 					: null;
 			request = request.withPolicy(policy, previous);
 		}
-		return claimAndRun(job, request, trigger, invocation);
+		return request;
 	}
 
 	/**
@@ -362,12 +383,23 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 * claim found or run the body once, settle its outcome with the release of the lease,
 	 * and hand the caller what the body threw.
 	 */
-	private boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger, Invocation invocation)
-			throws Throwable {
+	private boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger, Invocation invocation,
+			InstantClaims.@Nullable AheadClaim ahead) throws Throwable {
 		Instant slot = request.slot();
 		RunObserver.Run observed = this.engine.claimer.startObservation(job, slot);
 		long requested = this.engine.ticker.nanoTime();
-		LeaseClaimer.Claimed claimed = this.engine.claimer.claim(job, request, requested, observed);
+		LeaseClaimer.Claimed claimed;
+		if (ahead != null) {
+			claimed = this.engine.claimer.accept(job, request, ahead.result(), ahead.validFrom(),
+					Duration.ofNanos(ahead.tookNanos()), observed);
+		}
+		else {
+			InstantClaims.OwnClaim together = this.engine.instantClaims.claimInstant(job, request, trigger, requested);
+			claimed = (together != null)
+					? this.engine.claimer.accept(job, request, together.result(), requested,
+							Duration.ofNanos(together.tookNanos()), observed)
+					: this.engine.claimer.claim(job, request, requested, observed);
+		}
 		if (claimed == null) {
 			return false;
 		}
@@ -414,6 +446,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 */
 	public void beginShutdown() {
 		this.engine.state.beginShutdown();
+		this.engine.instantClaims.releaseUntaken();
 	}
 
 	/**

@@ -65,6 +65,8 @@ final class EngineComponents {
 
 	final JobControlMonitor controls;
 
+	final InstantClaims instantClaims;
+
 	/**
 	 * How long after its fire time a node that is not the leader starts, in leader mode,
 	 * a cron trigger it will skip: behind the leader's claims of the same instant, which
@@ -99,6 +101,7 @@ final class EngineComponents {
 				ticker);
 		this.monitor = new PendingWorkMonitor(backend, settings, clock, this.watchdog, this.ledger, this.state,
 				this.delivery, this.overdue, executors, runs);
+		this.instantClaims = new InstantClaims(backend, settings, this.state, this.watchdog, this.delivery, ticker);
 		this.controls = new JobControlMonitor(this, this.overrides);
 		this.monitor.setControlMonitor(this.controls);
 		this.claimer.setControlMonitor(this.controls);
@@ -144,6 +147,7 @@ final class EngineComponents {
 	 * for a job that fires again later than {@link #leaderHorizon()} after the slot.
 	 */
 	boolean defersTrigger(JobDefinition job, java.time.Instant slot) {
+		this.instantClaims.queued(job, slot);
 		if (!job.enabled() || this.state.isClosing()) {
 			return false;
 		}

@@ -190,7 +190,26 @@ final class LeaseClaimer {
 			EngineSupport.notify(() -> observed.stop("error", ex));
 			return null;
 		}
-		Duration took = Duration.ofNanos(this.ticker.nanoTime() - requested);
+		return accept(job, request, result, requested, Duration.ofNanos(this.ticker.nanoTime() - requested), observed);
+	}
+
+	/**
+	 * Act on the store's answer to a claim, as {@link #claim} does with the answer it
+	 * gets: also for a claim made ahead of its trigger in one call with others
+	 * ({@link InstantClaims}), whose lease is renewed before the run when more than a
+	 * third of the TTL passed since it was last extended.
+	 * @param job the job
+	 * @param request the request the store answered
+	 * @param result the answer
+	 * @param requested when (nano time) the lease was last known to be extended by a full
+	 * TTL, for a grant
+	 * @param took how long the store took to answer
+	 * @param observed the run's observation
+	 * @return the result of a usable acquisition, or {@code null} when the run is skipped
+	 */
+	@Nullable Claimed accept(JobDefinition job, LeaseRequest request, AcquireResult result, long requested, Duration took,
+			RunObserver.Run observed) {
+		Instant slot = request.slot();
 		EngineSupport.notify(() -> this.listener.acquireAttempted(job, slot, result, took));
 		if (result.outcome() == AcquireResult.Outcome.CLOCK_SKEW) {
 			warnClockSkew(job, slot);

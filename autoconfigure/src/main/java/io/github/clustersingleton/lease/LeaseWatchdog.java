@@ -72,6 +72,9 @@ public final class LeaseWatchdog implements AutoCloseable {
 
 	private final Set<ActiveRun> runs = ConcurrentHashMap.newKeySet();
 
+	/** Leases claimed ahead of their runs, renewed until a run takes them. */
+	private final Set<InstantClaims.AheadClaim> ahead = ConcurrentHashMap.newKeySet();
+
 	private final ScheduledExecutorService timer;
 
 	private final ExecutorService renewer;
@@ -178,6 +181,31 @@ public final class LeaseWatchdog implements AutoCloseable {
 	}
 
 	/**
+	 * Keep renewing a lease claimed ahead of its run until {@link #dropAhead} (the run
+	 * takes it over) or until a renewal finds it no longer held.
+	 * @param claim the claim
+	 * @return whether the watchdog renews it; {@code false} once the watchdog is closed
+	 */
+	boolean holdAhead(InstantClaims.AheadClaim claim) {
+		if (this.closed) {
+			return false;
+		}
+		this.ahead.add(claim);
+		if (this.started.compareAndSet(false, true)) {
+			this.timer.scheduleWithFixedDelay(this::tick, this.intervalNanos, this.intervalNanos, TimeUnit.NANOSECONDS);
+		}
+		return true;
+	}
+
+	/**
+	 * Stop renewing a lease claimed ahead of its run.
+	 * @param claim the claim
+	 */
+	void dropAhead(InstantClaims.AheadClaim claim) {
+		this.ahead.remove(claim);
+	}
+
+	/**
 	 * Stop watching a run that ended.
 	 * @param run the run
 	 * @param capTimer the handle {@link #register} returned
@@ -247,10 +275,22 @@ public final class LeaseWatchdog implements AutoCloseable {
 					}
 				}
 			}
+			List<InstantClaims.AheadClaim> aheadToRenew = new ArrayList<>(this.ahead.size());
+			for (InstantClaims.AheadClaim claim : this.ahead) {
+				if (now - claim.deadlineNanos() >= 0) {
+					// no renewal succeeded within a TTL: the run that takes it renews it
+					// first, and finds it gone if another node took it
+					this.ahead.remove(claim);
+				}
+				else {
+					aheadToRenew.add(claim);
+				}
+			}
 			HeldLease leaderToRenew = leaderLease;
-			if ((!toRenew.isEmpty() || leader != null) && this.renewalInFlight.compareAndSet(false, true)) {
+			if ((!toRenew.isEmpty() || !aheadToRenew.isEmpty() || leader != null)
+					&& this.renewalInFlight.compareAndSet(false, true)) {
 				try {
-					this.renewer.execute(() -> roundTrip(toRenew, leader, leaderToRenew));
+					this.renewer.execute(() -> roundTrip(toRenew, aheadToRenew, leader, leaderToRenew));
 				}
 				catch (RuntimeException ex) {
 					this.renewalInFlight.set(false);
@@ -294,10 +334,11 @@ public final class LeaseWatchdog implements AutoCloseable {
 	 * One round trip of the renewal thread: renew the job leases and the leader lease,
 	 * then, when this node is not the leader, ask for the leader lease.
 	 */
-	private void roundTrip(List<ActiveRun> batch, @Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
+	private void roundTrip(List<ActiveRun> batch, List<InstantClaims.AheadClaim> aheadBatch,
+			@Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
 		try {
-			if (!batch.isEmpty() || leaderLease != null) {
-				renew(batch, leader, leaderLease);
+			if (!batch.isEmpty() || !aheadBatch.isEmpty() || leaderLease != null) {
+				renew(batch, aheadBatch, leader, leaderLease);
 			}
 			if (leader != null && leaderLease == null && !this.closed) {
 				leader.attempt();
@@ -308,11 +349,12 @@ public final class LeaseWatchdog implements AutoCloseable {
 		}
 	}
 
-	private void renew(List<ActiveRun> batch, @Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
-		List<HeldLease> runLeases = batch.stream().map(ActiveRun::lease).toList();
-		List<HeldLease> leases = runLeases;
+	private void renew(List<ActiveRun> batch, List<InstantClaims.AheadClaim> aheadBatch,
+			@Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
+		List<HeldLease> leases = new ArrayList<>(batch.size() + aheadBatch.size() + 1);
+		batch.forEach((run) -> leases.add(run.lease()));
+		aheadBatch.forEach((claim) -> leases.add(claim.lease()));
 		if (leaderLease != null) {
-			leases = new ArrayList<>(runLeases);
 			leases.add(leaderLease);
 		}
 		long sent = this.ticker.nanoTime();
@@ -336,6 +378,15 @@ public final class LeaseWatchdog implements AutoCloseable {
 							+ "force-released)");
 				}
 			}
+			for (InstantClaims.AheadClaim claim : aheadBatch) {
+				if (renewed.contains(claim.lease().leaseToken())) {
+					claim.renewed(sent);
+				}
+				else {
+					// the run that takes it renews it first and finds it gone
+					this.ahead.remove(claim);
+				}
+			}
 			notifyRenewal(leases, renewed.size(), took, null);
 		}
 		catch (PartialRenewalException ex) {
@@ -350,6 +401,15 @@ public final class LeaseWatchdog implements AutoCloseable {
 				else if (ex.getLost().contains(token) && this.runs.contains(run)) {
 					lose(run, "the store no longer holds this node's lease (it expired, was taken over or was "
 							+ "force-released)");
+				}
+			}
+			for (InstantClaims.AheadClaim claim : aheadBatch) {
+				String token = claim.lease().leaseToken();
+				if (ex.getRenewed().contains(token)) {
+					claim.renewed(sent);
+				}
+				else if (ex.getLost().contains(token)) {
+					this.ahead.remove(claim);
 				}
 			}
 			if (leader != null && leaderLease != null) {
@@ -424,6 +484,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 			return;
 		}
 		this.closed = true;
+		this.ahead.clear();
 		for (ActiveRun run : this.runs) {
 			lose(run, "the application is shutting down and the watchdog stopped renewing");
 		}

@@ -28,6 +28,7 @@ import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseLostException;
+import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.MisfirePolicy;
 import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.RunRecord;
@@ -192,6 +193,154 @@ class InMemoryEngineVirtualTimeTests {
 		assertThat(leaderB.isLeader()).isTrue();
 		assertThat(nodeB.defersTrigger(everyMinute, slot)).isFalse();
 		assertThat(this.node.defersTrigger(everyMinute, slot)).isTrue();
+	}
+
+	@Test
+	void theLeaderClaimsTheCronSlotsOfAnInstantInOneCallAndItsOtherTriggersTakeTheirLeases() throws Throwable {
+		Calls calls = new Calls();
+		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition second = cronJob("second", JobPolicies.DEFAULT);
+		JobDefinition recovered = cronJob("recovered",
+				policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
+		// a new leader catches this one's unclaimed slot up: it is claimed at its trigger
+		JobDefinition caughtUp = cronJob("caught-up",
+				policies(MisfirePolicy.RUN_ONCE, 10, RecoveryPolicy.NONE, 3, Duration.ZERO));
+		Instant slot = minute(1);
+		for (JobDefinition job : List.of(first, second, recovered, caughtUp)) {
+			assertThat(leader.defersTrigger(job, slot)).isFalse();
+		}
+		List<String> ran = new CopyOnWriteArrayList<>();
+		assertThat(leader.execute(first, slot, RunTrigger.SCHEDULED, () -> ran.add("first"))).isTrue();
+		assertThat(calls.together).containsExactly(List.of("first", "recovered", "second"));
+		assertThat(calls.single).isEmpty();
+		assertThat(this.engine.store().tryAcquire(new LeaseRequest("second", "node-x", "x", TTL, null)).isAcquired())
+			.as("held for its trigger")
+			.isFalse();
+		assertThat(leader.execute(second, slot, RunTrigger.SCHEDULED, () -> ran.add("second"))).isTrue();
+		assertThat(leader.execute(recovered, slot, RunTrigger.SCHEDULED, () -> ran.add("recovered"))).isTrue();
+		assertThat(calls.single).isEmpty();
+		assertThat(leader.execute(caughtUp, slot, RunTrigger.SCHEDULED, () -> ran.add("caught-up"))).isTrue();
+		assertThat(calls.single).containsExactly("caught-up");
+		assertThat(ran).containsExactly("first", "second", "recovered", "caught-up");
+		// each slot ran once: a second trigger of it asks the store, which refuses it
+		assertThat(leader.execute(second, slot, RunTrigger.SCHEDULED, () -> ran.add("again"))).isFalse();
+		assertThat(ran).doesNotContain("again");
+		this.engine.runDueTasks();
+		assertThat(leader.runLedger().history("second", 10)).singleElement()
+			.extracting(RunRecord::state)
+			.isEqualTo(RunState.SUCCEEDED);
+	}
+
+	@Test
+	void aLeaseClaimedAheadIsRenewedUntilItsTriggerTakesItAndRunsThereAfterLeadershipMoved() throws Throwable {
+		Calls calls = new Calls();
+		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition late = cronJob("late", JobPolicies.DEFAULT);
+		Instant slot = minute(1);
+		leader.defersTrigger(first, slot);
+		leader.defersTrigger(late, slot);
+		assertThat(leader.execute(first, slot, RunTrigger.SCHEDULED, () -> null)).isTrue();
+		assertThat(calls.together).hasSize(1);
+		// the trigger of "late" waits three TTLs (a long run ahead of it on the
+		// scheduler's thread) while the watchdog renews its lease, and leadership moves
+		this.engine.advance(TTL.multipliedBy(3));
+		assertThat(this.engine.store().tryAcquire(new LeaseRequest("late", "node-x", "x", TTL, null)).isAcquired())
+			.isFalse();
+		this.engine.store().forceRelease("leader");
+		this.engine.advance(TTL.multipliedBy(2));
+		assertThat(this.node.defersTrigger(late, minute(2))).isFalse();
+		AtomicInteger runs = new AtomicInteger();
+		assertThat(leader.execute(late, slot, RunTrigger.SCHEDULED, runs::incrementAndGet)).isTrue();
+		assertThat(this.node.execute(late, slot, RunTrigger.SCHEDULED, runs::incrementAndGet)).isFalse();
+		assertThat(runs).hasValue(1);
+		assertThat(calls.single).isEmpty();
+	}
+
+	@Test
+	void aClosingLeaderGivesBackTheLeasesItClaimedAheadThatNoTriggerTook() throws Throwable {
+		Calls calls = new Calls();
+		ManualClusterSingletonEngine leaderNode = node(
+				this.engine.anotherNode("node-c").backendDecorator((real) -> together(real, calls)));
+		ClusterSingletonExecutor leader = electOver(leaderNode.executor(), this.node);
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition untaken = cronJob("untaken", JobPolicies.DEFAULT);
+		leader.defersTrigger(first, minute(1));
+		leader.defersTrigger(untaken, minute(1));
+		assertThat(leader.execute(first, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		assertThat(this.engine.store().tryAcquire(new LeaseRequest("untaken", "node-x", "x", TTL, null)).isAcquired())
+			.isFalse();
+		leader.beginShutdown();
+		assertThat(this.engine.store().tryAcquire(new LeaseRequest("untaken", "node-x", "x", TTL, null)).isAcquired())
+			.isTrue();
+		assertThat(leader.execute(untaken, minute(1), RunTrigger.SCHEDULED, () -> null)).isFalse();
+	}
+
+	/**
+	 * A node whose store says it claims together, counting its claims, elected leader
+	 * over this node.
+	 */
+	private ClusterSingletonExecutor leaderTogetherWith(Calls calls) {
+		ManualClusterSingletonEngine leaderNode = node(
+				this.engine.anotherNode("node-c").backendDecorator((real) -> together(real, calls)));
+		return electOver(leaderNode.executor(), this.node);
+	}
+
+	private ClusterSingletonExecutor electOver(ClusterSingletonExecutor winner, ClusterSingletonExecutor other) {
+		LeaderElection won = winner.enableLeaderMode("leader", LeaderElection.Listener.NONE);
+		other.enableLeaderMode("leader", LeaderElection.Listener.NONE);
+		winner.startLeaderElection();
+		this.engine.runDueTasks();
+		other.startLeaderElection();
+		this.engine.runDueTasks();
+		assertThat(won.isLeader()).isTrue();
+		return winner;
+	}
+
+	/**
+	 * A store that sends its claims together, as PostgreSQL and Redis do, and counts
+	 * them.
+	 */
+	private static LeaseBackend together(LeaseBackend real, Calls calls) {
+		return (LeaseBackend) java.lang.reflect.Proxy.newProxyInstance(LeaseBackend.class.getClassLoader(),
+				new Class<?>[] { LeaseBackend.class }, (proxy, method, args) -> {
+					switch (method.getName()) {
+						case "acquiresTogether" -> {
+							return true;
+						}
+						case "tryAcquire" -> {
+							LeaseRequest request = (LeaseRequest) args[0];
+							if (!request.jobName().equals("leader")) {
+								calls.single.add(request.jobName());
+							}
+						}
+						case "tryAcquireAll" -> {
+							@SuppressWarnings("unchecked")
+							List<LeaseRequest> requests = (List<LeaseRequest>) args[0];
+							calls.together.add(requests.stream().map(LeaseRequest::jobName).toList());
+						}
+						default -> {
+						}
+					}
+					try {
+						return method.invoke(real, args);
+					}
+					catch (java.lang.reflect.InvocationTargetException ex) {
+						throw ex.getTargetException();
+					}
+				});
+	}
+
+	/**
+	 * The claims a store was asked for: one by one, and together.
+	 */
+	private static final class Calls {
+
+		final List<String> single = new CopyOnWriteArrayList<>();
+
+		final List<List<String>> together = new CopyOnWriteArrayList<>();
+
 	}
 
 	/**

@@ -1,0 +1,369 @@
+/*
+ * Copyright 2026 the original author or authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *      https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.github.clustersingleton.lease;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.ClaimPolicy;
+import io.github.clustersingleton.HeldLease;
+import io.github.clustersingleton.LeaseBackend;
+import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.RunTrigger;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import static io.github.clustersingleton.lease.EngineSupport.describeFailure;
+import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
+
+/**
+ * In leader mode, the leader's claims of the cron slots of one instant in one call of
+ * {@link LeaseBackend#tryAcquireAll}, for a store that sends such a call together
+ * ({@link LeaseBackend#acquiresTogether()}): the first trigger of an instant claims the
+ * slots of every job this node's scheduler has queued for it, and the other triggers of
+ * the instant take the leases it got instead of asking the store. The watchdog renews a
+ * lease claimed this way until its trigger takes it; a trigger that comes after the
+ * leader stepped down still runs its slot, which this node holds.
+ * <p>
+ * Only grants are kept: a trigger whose job's claim was refused, or whose call failed,
+ * asks the store itself, as without this. Left out of the call: the triggering job's own
+ * later instants, disabled jobs, jobs whose last run here has not reached the store, and
+ * jobs whose misfire policy catches missed slots up without a recovery policy, whose slot
+ * a new leader would catch up were this node to die between the claim and the run.
+ *
+ * @author cluster-singleton contributors
+ */
+final class InstantClaims {
+
+	/**
+	 * Logs under the engine's category, as before the engine was split into parts.
+	 */
+	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
+
+	private final LeaseBackend backend;
+
+	private final ClusterSingletonExecutor.Settings settings;
+
+	private final EngineState state;
+
+	private final LeaseWatchdog watchdog;
+
+	private final CompletionDelivery delivery;
+
+	private final Ticker ticker;
+
+	/**
+	 * The jobs whose cron triggers this node's scheduler queued, by fire time: the jobs
+	 * of an instant's call.
+	 */
+	private final Map<Instant, Map<String, JobDefinition>> queued = new ConcurrentHashMap<>();
+
+	/**
+	 * The claims of calls made or under way, by job and slot, until their triggers take
+	 * them: completed with the grant, or with {@code null} when the trigger asks the
+	 * store itself.
+	 */
+	private final Map<Key, CompletableFuture<@Nullable AheadClaim>> claims = new ConcurrentHashMap<>();
+
+	InstantClaims(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, EngineState state,
+			LeaseWatchdog watchdog, CompletionDelivery delivery, Ticker ticker) {
+		this.backend = backend;
+		this.settings = settings;
+		this.state = state;
+		this.watchdog = watchdog;
+		this.delivery = delivery;
+		this.ticker = ticker;
+	}
+
+	/**
+	 * Note a fire time this node's scheduler queued for a job's trigger.
+	 * @param job the job, with its overrides applied
+	 * @param fireTime the fire time
+	 */
+	void queued(JobDefinition job, Instant fireTime) {
+		if (this.state.leader() == null || !this.backend.acquiresTogether() || job.schedule() == null) {
+			return;
+		}
+		this.queued.computeIfAbsent(fireTime, (time) -> new ConcurrentHashMap<>()).put(job.name(), job);
+	}
+
+	/**
+	 * Take the claim an earlier call of the instant made for this trigger: waits for a
+	 * call still under way.
+	 * @param job the job
+	 * @param slot the trigger's slot
+	 * @return the claim, or {@code null} when the trigger asks the store itself
+	 */
+	@Nullable AheadClaim take(JobDefinition job, Instant slot) {
+		CompletableFuture<@Nullable AheadClaim> claim = this.claims.remove(new Key(job.name(), slot));
+		if (claim == null) {
+			return null;
+		}
+		AheadClaim taken = claim.join();
+		if (taken != null) {
+			this.watchdog.dropAhead(taken);
+		}
+		return taken;
+	}
+
+	/**
+	 * Claim, for the first trigger of an instant on the leader, the slots of every job
+	 * queued for that instant, this trigger's included, in one call.
+	 * @param job the triggering job
+	 * @param own the trigger's own request
+	 * @param trigger why the trigger runs
+	 * @param requested when (nano time) the trigger asked
+	 * @return the trigger's own claim (granted or not), or {@code null} when no call was
+	 * made and the trigger asks the store itself
+	 */
+	@Nullable OwnClaim claimInstant(JobDefinition job, LeaseRequest own, RunTrigger trigger, long requested) {
+		Instant slot = own.slot();
+		LeaderElection leader = this.state.leader();
+		if (slot == null || trigger != RunTrigger.SCHEDULED || own.recovery() || leader == null
+				|| !this.backend.acquiresTogether()) {
+			return null;
+		}
+		Map<String, JobDefinition> jobs = this.queued.remove(slot);
+		forgetBefore(slot);
+		if (jobs == null || !leader.isLeader()) {
+			return null;
+		}
+		// in name order, so that two calls of one instant (a leader that does not know
+		// it was replaced) take the store's row locks in one order
+		Map<String, LeaseRequest> requests = new TreeMap<>();
+		requests.put(job.name(), own);
+		for (JobDefinition other : jobs.values()) {
+			if (!other.name().equals(job.name()) && joins(other, slot)) {
+				requests.put(other.name(),
+						ClusterSingletonExecutor.requestFor(other, slot, RunTrigger.SCHEDULED, this.settings));
+			}
+		}
+		Map<String, CompletableFuture<@Nullable AheadClaim>> pending = new TreeMap<>();
+		for (String name : requests.keySet()) {
+			if (!name.equals(job.name())) {
+				CompletableFuture<@Nullable AheadClaim> future = new CompletableFuture<>();
+				if (this.claims.putIfAbsent(new Key(name, slot), future) == null) {
+					pending.put(name, future);
+				}
+			}
+		}
+		if (pending.isEmpty()) {
+			return null;
+		}
+		requests.keySet().removeIf((name) -> !name.equals(job.name()) && !pending.containsKey(name));
+		List<LeaseRequest> sent = new ArrayList<>(requests.values());
+		List<AcquireResult> results = null;
+		long sentAt = this.ticker.nanoTime();
+		try {
+			results = this.backend.tryAcquireAll(sent);
+			if (results.size() != sent.size()) {
+				throw new IllegalStateException("the " + this.backend.id() + " lease store answered " + results.size()
+						+ " of " + sent.size() + " claims");
+			}
+		}
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			logger.warn("cluster-singleton could not claim the " + sent.size() + " jobs of slot " + slot
+					+ " together in the " + this.backend.id() + " lease store; each trigger asks by itself: "
+					+ describeFailure(ex), logger.isDebugEnabled() ? ex : null);
+			results = null;
+		}
+		finally {
+			if (results == null) {
+				pending.values().forEach((future) -> future.complete(null));
+			}
+		}
+		if (results == null) {
+			return null;
+		}
+		long took = this.ticker.nanoTime() - sentAt;
+		OwnClaim ownClaim = null;
+		for (int i = 0; i < sent.size(); i++) {
+			LeaseRequest request = sent.get(i);
+			AcquireResult result = results.get(i);
+			if (request == own) {
+				ownClaim = new OwnClaim(result, took);
+				continue;
+			}
+			CompletableFuture<@Nullable AheadClaim> future = pending.get(request.jobName());
+			if (!result.isAcquired()) {
+				// the trigger asks again, at its own time
+				future.complete(null);
+				continue;
+			}
+			AheadClaim claim = new AheadClaim(jobs.get(request.jobName()), request, result, requested, took,
+					this.settings.leaseTtl().toNanos());
+			if (!this.watchdog.holdAhead(claim)) {
+				this.delivery.releaseQuietly(claim.lease(), claim.job());
+				future.complete(null);
+				continue;
+			}
+			future.complete(claim);
+		}
+		return ownClaim;
+	}
+
+	/**
+	 * Give back every lease claimed ahead that no trigger took: the application is
+	 * closing, and its triggers are skipped.
+	 */
+	void releaseUntaken() {
+		for (Key key : List.copyOf(this.claims.keySet())) {
+			CompletableFuture<@Nullable AheadClaim> future = this.claims.remove(key);
+			AheadClaim claim = (future != null) ? future.getNow(null) : null;
+			if (claim != null) {
+				this.watchdog.dropAhead(claim);
+				this.delivery.releaseQuietly(claim.lease(), claim.job());
+			}
+		}
+		this.queued.clear();
+	}
+
+	/**
+	 * Whether a queued job joins the instant's call: its trigger runs the claim this call
+	 * would make.
+	 */
+	private boolean joins(JobDefinition job, Instant slot) {
+		if (!job.enabled() || job.schedule() == null || this.delivery.endingHere(job.name())) {
+			return false;
+		}
+		ClaimPolicy policy = LeaseClaimer.claimPolicy(job, slot, RunTrigger.SCHEDULED);
+		return !policy.catchUp() || policy.recoverLost();
+	}
+
+	/**
+	 * Drop the fire times before this one: their instants passed without a call here.
+	 * Give back the leases of earlier instants that no trigger took within the job's
+	 * {@code lockAtMostFor}: their triggers no longer come (the job's schedule changed).
+	 */
+	private void forgetBefore(Instant slot) {
+		this.queued.keySet().removeIf((time) -> time.isBefore(slot));
+		long now = this.ticker.nanoTime();
+		for (Map.Entry<Key, CompletableFuture<@Nullable AheadClaim>> entry : this.claims.entrySet()) {
+			AheadClaim claim = entry.getValue().getNow(null);
+			if (claim != null && now - claim.capNanos() >= 0 && this.claims.remove(entry.getKey(), entry.getValue())) {
+				this.watchdog.dropAhead(claim);
+				logger.warn("cluster-singleton gave back the lease of job '" + claim.job().name() + "' (slot "
+						+ claim.lease().slot() + "): no trigger took it within its lockAtMostFor of "
+						+ claim.job().lockAtMostFor());
+				this.delivery.releaseQuietly(claim.lease(), claim.job());
+			}
+		}
+	}
+
+	private record Key(String job, Instant slot) {
+
+	}
+
+	/**
+	 * The triggering job's own answer from the instant's call.
+	 *
+	 * @param result what the store answered
+	 * @param tookNanos how long the call took
+	 */
+	record OwnClaim(AcquireResult result, long tookNanos) {
+
+	}
+
+	/**
+	 * A lease claimed ahead of its trigger, renewed by the watchdog until the trigger
+	 * takes it.
+	 */
+	static final class AheadClaim {
+
+		private final JobDefinition job;
+
+		private final LeaseRequest request;
+
+		private final AcquireResult result;
+
+		private final HeldLease lease;
+
+		private final long ttlNanos;
+
+		private final long capNanos;
+
+		private final long tookNanos;
+
+		private volatile long validFrom;
+
+		AheadClaim(JobDefinition job, LeaseRequest request, AcquireResult result, long requested, long tookNanos,
+				long ttlNanos) {
+			this.job = job;
+			this.tookNanos = tookNanos;
+			this.request = request;
+			this.result = result;
+			this.lease = HeldLease.of(request, result.fencingToken());
+			this.ttlNanos = ttlNanos;
+			this.validFrom = requested;
+			this.capNanos = requested + ActiveRun.saturatedNanos(job.lockAtMostFor());
+		}
+
+		JobDefinition job() {
+			return this.job;
+		}
+
+		LeaseRequest request() {
+			return this.request;
+		}
+
+		AcquireResult result() {
+			return this.result;
+		}
+
+		HeldLease lease() {
+			return this.lease;
+		}
+
+		/**
+		 * When (nano time) the lease was last known to be extended by a full TTL.
+		 */
+		long validFrom() {
+			return this.validFrom;
+		}
+
+		long deadlineNanos() {
+			return this.validFrom + this.ttlNanos;
+		}
+
+		long capNanos() {
+			return this.capNanos;
+		}
+
+		/**
+		 * How long the call that claimed it took.
+		 */
+		long tookNanos() {
+			return this.tookNanos;
+		}
+
+		void renewed(long sentNanos) {
+			if (sentNanos - this.validFrom > 0) {
+				this.validFrom = sentNanos;
+			}
+		}
+
+	}
+
+}
