@@ -44,6 +44,48 @@ import static org.assertj.core.api.Assertions.assertThat;
 abstract class StoreSlotContract extends StoreRenewalContract {
 
 	@Test
+	void claimsAskedForTogetherAreEachDecidedAsOnTheirOwn() {
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		String free = jobName("together-free");
+		String held = jobName("together-held");
+		String done = jobName("together-done");
+		String skewed = jobName("together-skewed");
+		acquire(request(held, "node-b"));
+		backend().release(acquire(request(done, "node-b", LONG_TTL, slot)), Duration.ZERO);
+		List<LeaseRequest> requests = List.of(request(done, "node-a", LONG_TTL, slot),
+				request(free, "node-a", LONG_TTL, slot), request(held, "node-a", LONG_TTL, slot),
+				request(skewed, "node-a", LONG_TTL, slot.plus(Duration.ofHours(1))));
+		List<AcquireResult> results = backend().tryAcquireAll(requests);
+		assertThat(results).extracting(AcquireResult::outcome)
+			.containsExactly(Outcome.SLOT_DONE, Outcome.ACQUIRED, Outcome.HELD, Outcome.CLOCK_SKEW);
+		assertThat(results.get(2).holder()).isEqualTo("node-b");
+		// the grant is a lease like any other: refused to others, renewed for its holder
+		HeldLease granted = HeldLease.of(requests.get(1), results.get(1).fencingToken());
+		assertThat(granted.fencingToken()).isPositive();
+		assertThat(backend().tryAcquire(request(free, "node-c")).outcome()).isEqualTo(Outcome.HELD);
+		assertThat(backend().renew(List.of(granted), LONG_TTL)).containsExactly(granted.leaseToken());
+		assertThat(backend().describe(free)).get().satisfies((info) -> {
+			assertThat(info.holder()).isEqualTo("node-a");
+			assertThat(info.lastSlot()).isEqualTo(slot);
+		});
+		// more claims than one round trip takes on a store that sends them together
+		List<LeaseRequest> many = new java.util.ArrayList<>();
+		for (int i = 0; i < 70; i++) {
+			many.add(request(jobName("together-" + i), "node-a", LONG_TTL, slot));
+		}
+		List<AcquireResult> manyResults = backend().tryAcquireAll(many);
+		assertThat(manyResults).hasSize(70).allSatisfy((result) -> assertThat(result.isAcquired()).isTrue());
+		List<LeaseRequest> again = many.stream()
+			.map((request) -> request(request.jobName(), "node-b", LONG_TTL, slot))
+			.toList();
+		resetRoundTrips();
+		assertThat(backend().tryAcquireAll(again)).extracting(AcquireResult::outcome).containsOnly(Outcome.SLOT_DONE);
+		if (backend().acquiresTogether()) {
+			assertThat(roundTrips()).as("round trips of 70 claims sent together").isLessThanOrEqualTo(2);
+		}
+	}
+
+	@Test
 	void slotAtOrBeforeLastClaimedSlotIsRefused() {
 		String job = jobName("slot");
 		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);

@@ -23,7 +23,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -32,6 +35,7 @@ import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
 import org.springframework.jdbc.core.namedparam.ParsedSql;
+import org.springframework.util.Assert;
 
 /**
  * One SQL statement of the lease table, read from a resource next to this class
@@ -232,6 +236,42 @@ final class JdbcStatement {
 		}
 		catch (SQLException | RuntimeException ex) {
 			statement.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Prepare several statements as one, separated by semicolons, with their parameters
+	 * bound in order: a driver that sends such a statement in one round trip
+	 * (PostgreSQL's) runs them in one transaction and returns one result per statement.
+	 * @param connection the connection
+	 * @param statements the statements, none expanding lists
+	 * @param parameters the parameters of each statement, by name
+	 * @return the prepared statement, for the caller to execute and close
+	 * @throws SQLException on a driver error
+	 */
+	static PreparedStatement prepareAll(Connection connection, List<JdbcStatement> statements,
+			List<MapSqlParameterSource> parameters) throws SQLException {
+		StringBuilder sql = new StringBuilder();
+		List<Object> values = new ArrayList<>();
+		for (int i = 0; i < statements.size(); i++) {
+			JdbcStatement statement = statements.get(i);
+			Assert.state(statement.fixedSql != null, () -> statement + " expands lists");
+			String one = statement.fixedSql.strip();
+			sql.append((i > 0) ? ";\n" : "").append(one.endsWith(";") ? one.substring(0, one.length() - 1) : one);
+			values.addAll(
+					Arrays.asList(NamedParameterUtils.buildValueArray(statement.parsedSql, parameters.get(i), null)));
+		}
+		PreparedStatement prepared = connection.prepareStatement(sql.toString());
+		try {
+			int index = 1;
+			for (Object value : values) {
+				bind(prepared, index++, value);
+			}
+			return prepared;
+		}
+		catch (SQLException | RuntimeException ex) {
+			prepared.close();
 			throw ex;
 		}
 	}

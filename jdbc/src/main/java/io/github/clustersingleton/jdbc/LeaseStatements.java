@@ -178,6 +178,31 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	}
 
 	/**
+	 * Claim several leases, each as {@link #claim} would: here one after another on this
+	 * connection; a platform whose driver sends several statements in one round trip
+	 * overrides this ({@link #claimsTogether()}).
+	 * @param connection an auto-commit connection
+	 * @param requests the requests
+	 * @return the result of each request, in order
+	 * @throws SQLException on a database error
+	 */
+	List<AcquireResult> claimAll(Connection connection, List<LeaseRequest> requests) throws SQLException {
+		List<AcquireResult> results = new ArrayList<>(requests.size());
+		for (LeaseRequest request : requests) {
+			results.add(claim(connection, request));
+		}
+		return results;
+	}
+
+	/**
+	 * Whether {@link #claimAll} sends its claims in fewer round trips than one per claim.
+	 * @return {@code false} here
+	 */
+	boolean claimsTogether() {
+		return false;
+	}
+
+	/**
 	 * Return the acquisition statement of a first claim: {@code acquire-run.sql} for a
 	 * claim that records a run (one with a slot, whatever its policy, or one with an
 	 * active policy), {@code acquire.sql} as ever for a slotless claim without an active

@@ -22,6 +22,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -29,6 +31,9 @@ import java.util.Set;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
  * PostgreSQL dialect ({@code postgresql/*.sql}): acquisition is one
@@ -40,6 +45,13 @@ import io.github.clustersingleton.LeaseRequest;
  * @since 0.1.0
  */
 final class PostgreSqlLeaseStatements extends LeaseStatements {
+
+	/**
+	 * How many claims {@link #claimAll} sends in one round trip at most: the same text
+	 * for every full round trip, which pgJDBC prepares on the server once it has been
+	 * used a few times.
+	 */
+	private static final int CLAIMS_PER_ROUND_TRIP = 64;
 
 	/**
 	 * Create the statements. A PostgreSQL renewal gets no query timeout, only the network
@@ -69,19 +81,87 @@ final class PostgreSqlLeaseStatements extends LeaseStatements {
 	AcquireResult tryAcquire(Connection connection, LeaseRequest request) throws SQLException {
 		try (PreparedStatement statement = acquireStatement(request).prepare(connection,
 				this.parameters.acquire(request)); ResultSet resultSet = statement.executeQuery()) {
-			if (resultSet.next()) {
-				this.rows.observeStoreTime(resultSet);
-				if (resultSet.getInt("acquired") == 1) {
-					return this.rows.acquired(request, resultSet);
-				}
-				if (!request.overridesPause() && resultSet.getInt("paused") == 1) {
-					return AcquireResult.paused(this.time.read(resultSet, "last_slot"));
-				}
-				return AcquireResult.notAcquired(request, resultSet.getString("owner"),
-						this.time.read(resultSet, "last_slot"), this.time.read(resultSet, "store_time"));
+			AcquireResult result = read(request, resultSet);
+			if (result != null) {
+				return result;
 			}
 		}
 		return readOutcome(connection, request);
+	}
+
+	/**
+	 * Claim the leases with one statement made of the claims' statements
+	 * ({@code acquire.sql} or {@code acquire-run.sql} each, unchanged), up to
+	 * {@value #CLAIMS_PER_ROUND_TRIP} per round trip: pgJDBC sends them together, and the
+	 * server runs them one after another in one transaction, so that each row lock a
+	 * claim takes is held until the last claim of the round trip has run. The callers
+	 * send their claims in the order of the job names, so two such transactions take
+	 * their locks in one order. A recovery claim, and a claim whose statement found no
+	 * row (the job's first insert is a concurrent transaction's), are answered as by
+	 * {@link #tryAcquire}, after the round trip.
+	 */
+	@Override
+	List<AcquireResult> claimAll(Connection connection, List<LeaseRequest> requests) throws SQLException {
+		AcquireResult[] results = new AcquireResult[requests.size()];
+		List<Integer> together = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			if (!requests.get(i).recovery()) {
+				together.add(i);
+			}
+		}
+		for (int from = 0; from < together.size(); from += CLAIMS_PER_ROUND_TRIP) {
+			List<Integer> chunk = together.subList(from, Math.min(from + CLAIMS_PER_ROUND_TRIP, together.size()));
+			List<JdbcStatement> statements = new ArrayList<>(chunk.size());
+			List<MapSqlParameterSource> parameters = new ArrayList<>(chunk.size());
+			for (int index : chunk) {
+				statements.add(acquireStatement(requests.get(index)));
+				parameters.add(this.parameters.acquire(requests.get(index)));
+			}
+			try (PreparedStatement statement = JdbcStatement.prepareAll(connection, statements, parameters)) {
+				boolean resultSet = statement.execute();
+				for (int index : chunk) {
+					if (!resultSet) {
+						throw new SQLException("the claims sent together returned " + chunk.indexOf(index)
+								+ " results for " + chunk.size() + " claims");
+					}
+					try (ResultSet rows = statement.getResultSet()) {
+						results[index] = read(requests.get(index), rows);
+					}
+					resultSet = statement.getMoreResults();
+				}
+			}
+		}
+		for (int i = 0; i < results.length; i++) {
+			if (results[i] == null) {
+				LeaseRequest request = requests.get(i);
+				results[i] = request.recovery() ? claim(connection, request) : readOutcome(connection, request);
+			}
+		}
+		return Arrays.asList(results);
+	}
+
+	@Override
+	boolean claimsTogether() {
+		return true;
+	}
+
+	/**
+	 * Read the answer of {@code acquire.sql} or {@code acquire-run.sql}.
+	 * @return the result, or {@code null} when the statement found no row
+	 */
+	private @Nullable AcquireResult read(LeaseRequest request, ResultSet resultSet) throws SQLException {
+		if (!resultSet.next()) {
+			return null;
+		}
+		this.rows.observeStoreTime(resultSet);
+		if (resultSet.getInt("acquired") == 1) {
+			return this.rows.acquired(request, resultSet);
+		}
+		if (!request.overridesPause() && resultSet.getInt("paused") == 1) {
+			return AcquireResult.paused(this.time.read(resultSet, "last_slot"));
+		}
+		return AcquireResult.notAcquired(request, resultSet.getString("owner"), this.time.read(resultSet, "last_slot"),
+				this.time.read(resultSet, "store_time"));
 	}
 
 	/**
