@@ -251,7 +251,51 @@ public class RedisLeaseBackend implements LeaseBackend {
 	@Override
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
-		AcquireCall.Reply reply = acquire(request);
+		return resultOf(request, acquire(request));
+	}
+
+	/**
+	 * Send the claims' {@code acquire.lua} calls in one pipeline, each claim decided by
+	 * its own script run, as {@link #tryAcquire} decides it. One after another instead on
+	 * a Redis Cluster, on a quorum, and when claims wait for replicas
+	 * ({@code cluster-singleton.redis.min-replicas}).
+	 */
+	@Override
+	public List<AcquireResult> tryAcquireAll(List<LeaseRequest> requests) {
+		Assert.notNull(requests, "'requests' must not be null");
+		if (requests.size() < 2 || !acquiresTogether()) {
+			return LeaseBackend.super.tryAcquireAll(requests);
+		}
+		List<AcquireCall> calls = new ArrayList<>(requests.size());
+		List<List<String>> keys = new ArrayList<>(requests.size());
+		List<List<String>> args = new ArrayList<>(requests.size());
+		for (LeaseRequest request : requests) {
+			AcquireCall call = new AcquireCall(request, ttlMillis(request.ttl()), true, false,
+					this.grouping.claimsIndex());
+			calls.add(call);
+			keys.add(call.keys(this.keys));
+			args.add(call.args());
+		}
+		List<List<Object>> replies = this.executor.executeAll(RedisLeaseScript.ACQUIRE, keys, args);
+		List<AcquireResult> results = new ArrayList<>(requests.size());
+		for (int i = 0; i < calls.size(); i++) {
+			AcquireCall.Reply reply = calls.get(i).decode(replies.get(i));
+			results
+				.add(resultOf(requests.get(i), reply.checkPauseAll() ? checkPauseAll(requests.get(i), reply) : reply));
+		}
+		return results;
+	}
+
+	/**
+	 * Whether claims go in one pipeline: on one Redis server (not a Redis Cluster)
+	 * through a client that pipelines, without waiting for replicas.
+	 */
+	@Override
+	public boolean acquiresTogether() {
+		return !this.grouping.perSlot() && this.replicaWait.minReplicas() <= 0 && this.executor.executesTogether();
+	}
+
+	private AcquireResult resultOf(LeaseRequest request, AcquireCall.Reply reply) {
 		if (reply.paused()) {
 			this.storeTime.observe(reply.storeTime());
 			return AcquireResult.paused(reply.lastSlot());
@@ -297,10 +341,15 @@ public class RedisLeaseBackend implements LeaseBackend {
 		if (!reply.checkPauseAll()) {
 			return reply;
 		}
-		// a Redis Cluster, and a job never claimed before: its meta hash may not carry
-		// the
-		// mark of a pause of every job, so that pause is read, after the script wrote a
-		// marker into the meta hash (see RedisJobControls)
+		return checkPauseAll(request, reply);
+	}
+
+	/**
+	 * A Redis Cluster, and a job never claimed before: its meta hash may not carry the
+	 * mark of a pause of every job, so that pause is read, after the script wrote a
+	 * marker into the meta hash (see RedisJobControls).
+	 */
+	private AcquireCall.Reply checkPauseAll(LeaseRequest request, AcquireCall.Reply reply) {
 		if (this.controls.pausedAll()) {
 			return new AcquireCall.Reply(false, true, false, 0, reply.storeTime(), null, null, null);
 		}

@@ -17,8 +17,11 @@
 package io.github.clustersingleton.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+
+import org.springframework.util.Assert;
 
 /**
  * Runs the {@link RedisLeaseScript lease scripts} on a Redis client: the only part of the
@@ -47,6 +50,35 @@ public interface RedisScriptExecutor {
 	 * for integer replies
 	 */
 	List<Object> execute(RedisLeaseScript script, List<String> keys, List<String> args);
+
+	/**
+	 * Run a script once per set of keys and arguments, each call as {@link #execute} runs
+	 * it: one after another here; together in one pipeline where
+	 * {@link #executesTogether()} says so.
+	 * @param script the script
+	 * @param keys the keys of each call
+	 * @param args the arguments of each call
+	 * @return the reply of each call, in order
+	 * @since 0.1.0
+	 */
+	default List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+		Assert.isTrue(keys.size() == args.size(), "'keys' and 'args' must have the same size");
+		List<List<Object>> replies = new ArrayList<>(keys.size());
+		for (int i = 0; i < keys.size(); i++) {
+			replies.add(execute(script, keys.get(i), args.get(i)));
+		}
+		return replies;
+	}
+
+	/**
+	 * Whether {@link #executeAll} sends its calls in one pipeline, one round trip to a
+	 * single Redis server.
+	 * @return {@code false} unless overridden
+	 * @since 0.1.0
+	 */
+	default boolean executesTogether() {
+		return false;
+	}
 
 	/**
 	 * Run a script that returns a Lua table, then wait ({@code WAIT}) until

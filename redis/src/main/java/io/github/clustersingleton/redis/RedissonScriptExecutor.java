@@ -30,6 +30,7 @@ import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
+import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.KeysScanOptions;
 import org.redisson.api.redisnode.RedisNode;
@@ -90,6 +91,57 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 		List<Object> result = this.script.evalSha((String) keys.get(0), Mode.READ_WRITE, script.getSha1(),
 				ReturnType.LIST, keys, values);
 		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Send the calls in one {@link RBatch}, which pipelines them to the one server. On
+	 * {@code NOSCRIPT}, which every call met on that server, the script is loaded and the
+	 * batch sent again.
+	 */
+	@Override
+	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+		Assert.isTrue(keys.size() == args.size(), "'keys' and 'args' must have the same size");
+		if (!executesTogether()) {
+			return RedisScriptExecutor.super.executeAll(script, keys, args);
+		}
+		try {
+			return evalShaAll(script, keys, args);
+		}
+		catch (RuntimeException ex) {
+			if (!RedisErrors.isNoScript(ex)) {
+				throw ex;
+			}
+			load(script, keys.get(0).get(0));
+			return evalShaAll(script, keys, args);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<List<Object>> evalShaAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+		RBatch batch = this.redisson.createBatch(BatchOptions.defaults());
+		RScriptAsync calls = batch.getScript(StringCodec.INSTANCE);
+		for (int i = 0; i < keys.size(); i++) {
+			Assert.notEmpty(keys.get(i), "'keys' must not be empty");
+			calls.evalShaAsync(keys.get(i).get(0), Mode.READ_WRITE, script.getSha1(), ReturnType.LIST,
+					new ArrayList<>(keys.get(i)), args.get(i).toArray());
+		}
+		List<?> responses = batch.execute().getResponses();
+		Assert.state(responses.size() == keys.size(),
+				() -> "Redis answered " + responses.size() + " of " + keys.size() + " script calls");
+		List<List<Object>> replies = new ArrayList<>(responses.size());
+		for (Object reply : responses) {
+			replies.add((reply instanceof List<?> list) ? (List<Object>) list : List.of());
+		}
+		return replies;
+	}
+
+	/**
+	 * Return {@code true} unless the client is configured for a Redis Cluster, where a
+	 * batch spans several servers.
+	 */
+	@Override
+	public boolean executesTogether() {
+		return !this.redisson.getConfig().isClusterConfig();
 	}
 
 	/**

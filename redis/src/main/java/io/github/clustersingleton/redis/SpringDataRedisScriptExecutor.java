@@ -30,6 +30,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
@@ -66,6 +67,9 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 
 	private final StringRedisTemplate template;
 
+	/** Whether the connections are Redis Cluster connections, once asked. */
+	private volatile @Nullable Boolean cluster;
+
 	@SuppressWarnings("rawtypes")
 	private final Map<RedisLeaseScript, RedisScript<List>> scripts = new EnumMap<>(RedisLeaseScript.class);
 
@@ -87,6 +91,69 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 		Assert.notEmpty(keys, "'keys' must not be empty");
 		List<Object> result = this.template.execute(this.scripts.get(script), keys, args.toArray());
 		return (result != null) ? result : List.of();
+	}
+
+	/**
+	 * Send the calls' {@code EVALSHA}s in one pipeline, on a connection of its own. On
+	 * {@code NOSCRIPT}, which every call of the pipeline met on the one server, the
+	 * script is loaded and the pipeline sent again.
+	 */
+	@Override
+	@SuppressWarnings("unchecked")
+	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+		Assert.isTrue(keys.size() == args.size(), "'keys' and 'args' must have the same size");
+		if (!executesTogether()) {
+			return RedisScriptExecutor.super.executeAll(script, keys, args);
+		}
+		byte[] sha1 = script.getSha1().getBytes(StandardCharsets.UTF_8);
+		List<byte[][]> params = new ArrayList<>(keys.size());
+		for (int i = 0; i < keys.size(); i++) {
+			Assert.notEmpty(keys.get(i), "'keys' must not be empty");
+			List<byte[]> keysAndArgs = new ArrayList<>(keys.get(i).size() + args.get(i).size());
+			keys.get(i).forEach((key) -> keysAndArgs.add(key.getBytes(StandardCharsets.UTF_8)));
+			args.get(i).forEach((arg) -> keysAndArgs.add(arg.getBytes(StandardCharsets.UTF_8)));
+			params.add(keysAndArgs.toArray(new byte[0][]));
+		}
+		RedisCallback<Object> callback = (connection) -> {
+			for (int i = 0; i < params.size(); i++) {
+				connection.scriptingCommands().evalSha(sha1, ReturnType.MULTI, keys.get(i).size(), params.get(i));
+			}
+			return null;
+		};
+		List<Object> results;
+		try {
+			results = this.template.executePipelined(callback);
+		}
+		catch (RuntimeException ex) {
+			if (!RedisErrors.isNoScript(ex)) {
+				throw ex;
+			}
+			load(script);
+			results = this.template.executePipelined(callback);
+		}
+		int answered = results.size();
+		Assert.state(answered == keys.size(),
+				() -> "Redis answered " + answered + " of " + keys.size() + " script calls");
+		List<List<Object>> replies = new ArrayList<>(results.size());
+		for (Object reply : results) {
+			replies.add((reply instanceof List<?> list) ? (List<Object>) list : List.of());
+		}
+		return replies;
+	}
+
+	/**
+	 * Return {@code true} unless the connection is a Redis Cluster connection, which has
+	 * no pipelines.
+	 */
+	@Override
+	public boolean executesTogether() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			cluster = Boolean.TRUE.equals(this.template
+				.execute((RedisCallback<Boolean>) (connection) -> connection instanceof RedisClusterConnection));
+			this.cluster = cluster;
+		}
+		return !cluster;
 	}
 
 	/**

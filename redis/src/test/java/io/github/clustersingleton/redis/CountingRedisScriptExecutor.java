@@ -50,6 +50,20 @@ class CountingRedisScriptExecutor implements RedisScriptExecutor {
 		return this.delegate.execute(script, keys, args);
 	}
 
+	/**
+	 * Count one round trip for calls the delegate sends together, one per call otherwise.
+	 */
+	@Override
+	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+		this.calls.addAndGet(this.delegate.executesTogether() ? 1 : keys.size());
+		return this.delegate.executeAll(script, keys, args);
+	}
+
+	@Override
+	public boolean executesTogether() {
+		return this.delegate.executesTogether();
+	}
+
 	@Override
 	public void load(RedisLeaseScript script) {
 		this.calls.incrementAndGet();
