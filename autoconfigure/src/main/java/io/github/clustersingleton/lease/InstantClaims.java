@@ -16,10 +16,13 @@
 
 package io.github.clustersingleton.lease;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,6 +64,12 @@ final class InstantClaims {
 	 */
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
 
+	/**
+	 * How long before a newly queued fire time an instant whose triggers made no call is
+	 * forgotten.
+	 */
+	private static final Duration FORGOTTEN_AFTER = Duration.ofHours(1);
+
 	private final LeaseBackend backend;
 
 	private final ClusterSingletonExecutor.Settings settings;
@@ -86,6 +95,12 @@ final class InstantClaims {
 	 */
 	private final Map<Key, CompletableFuture<@Nullable AheadClaim>> claims = new ConcurrentHashMap<>();
 
+	/**
+	 * Orders a trigger that claims by itself and a call of its instant: either the call
+	 * claims for the trigger, or the trigger is left out of the call.
+	 */
+	private final Object lock = new Object();
+
 	InstantClaims(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, EngineState state,
 			LeaseWatchdog watchdog, CompletionDelivery delivery, Ticker ticker) {
 		this.backend = backend;
@@ -102,10 +117,15 @@ final class InstantClaims {
 	 * @param fireTime the fire time
 	 */
 	void queued(JobDefinition job, Instant fireTime) {
-		if (this.state.leader() == null || !this.backend.acquiresTogether() || job.schedule() == null) {
+		LeaderElection leader = this.state.leader();
+		if (leader == null || !leader.isLeader() || job.schedule() == null || !this.backend.acquiresTogether()) {
 			return;
 		}
-		this.queued.computeIfAbsent(fireTime, (time) -> new ConcurrentHashMap<>()).put(job.name(), job);
+		this.queued.computeIfAbsent(fireTime, (time) -> {
+			// the instants of a leader that stepped down, whose triggers made no call
+			this.queued.keySet().removeIf((queuedTime) -> queuedTime.isBefore(time.minus(FORGOTTEN_AFTER)));
+			return new ConcurrentHashMap<>();
+		}).put(job.name(), job);
 	}
 
 	/**
@@ -116,9 +136,17 @@ final class InstantClaims {
 	 * @return the claim, or {@code null} when the trigger asks the store itself
 	 */
 	@Nullable AheadClaim take(JobDefinition job, Instant slot) {
-		CompletableFuture<@Nullable AheadClaim> claim = this.claims.remove(new Key(job.name(), slot));
-		if (claim == null) {
-			return null;
+		CompletableFuture<@Nullable AheadClaim> claim;
+		synchronized (this.lock) {
+			claim = this.claims.remove(new Key(job.name(), slot));
+			if (claim == null) {
+				// this trigger claims by itself: no call of the instant may claim for it
+				Map<String, JobDefinition> jobs = this.queued.get(slot);
+				if (jobs != null) {
+					jobs.remove(job.name());
+				}
+				return null;
+			}
 		}
 		AheadClaim taken = claim.join();
 		if (taken != null) {
@@ -144,34 +172,40 @@ final class InstantClaims {
 				|| !this.backend.acquiresTogether()) {
 			return null;
 		}
-		Map<String, JobDefinition> jobs = this.queued.remove(slot);
-		forgetBefore(slot);
-		if (jobs == null || !leader.isLeader()) {
-			return null;
-		}
 		// in name order, so that two calls of one instant (a leader that does not know
 		// it was replaced) take the store's row locks in one order
 		Map<String, LeaseRequest> requests = new TreeMap<>();
-		requests.put(job.name(), own);
-		for (JobDefinition other : jobs.values()) {
-			if (!other.name().equals(job.name()) && joins(other, slot)) {
-				requests.put(other.name(),
-						ClusterSingletonExecutor.requestFor(other, slot, RunTrigger.SCHEDULED, this.settings));
-			}
-		}
+		Map<String, JobDefinition> jobs;
 		Map<String, CompletableFuture<@Nullable AheadClaim>> pending = new TreeMap<>();
-		for (String name : requests.keySet()) {
-			if (!name.equals(job.name())) {
-				CompletableFuture<@Nullable AheadClaim> future = new CompletableFuture<>();
-				if (this.claims.putIfAbsent(new Key(name, slot), future) == null) {
-					pending.put(name, future);
+		List<AheadClaim> expired;
+		synchronized (this.lock) {
+			jobs = this.queued.remove(slot);
+			expired = forgetBefore(slot);
+			if (jobs == null || !leader.isLeader()) {
+				jobs = Map.of();
+			}
+			Set<String> held = heldHere();
+			for (JobDefinition other : jobs.values()) {
+				if (!other.name().equals(job.name()) && joins(other, slot, held)) {
+					CompletableFuture<@Nullable AheadClaim> future = new CompletableFuture<>();
+					if (this.claims.putIfAbsent(new Key(other.name(), slot), future) == null) {
+						pending.put(other.name(), future);
+						requests.put(other.name(),
+								ClusterSingletonExecutor.requestFor(other, slot, RunTrigger.SCHEDULED, this.settings));
+					}
 				}
 			}
+		}
+		for (AheadClaim claim : expired) {
+			logger.warn("cluster-singleton gave back the lease of job '" + claim.job().name() + "' (slot "
+					+ claim.lease().slot() + "): no trigger took it within its lockAtMostFor of "
+					+ claim.job().lockAtMostFor());
+			this.delivery.releaseQuietly(claim.lease(), claim.job());
 		}
 		if (pending.isEmpty()) {
 			return null;
 		}
-		requests.keySet().removeIf((name) -> !name.equals(job.name()) && !pending.containsKey(name));
+		requests.put(job.name(), own);
 		List<LeaseRequest> sent = new ArrayList<>(requests.values());
 		List<AcquireResult> results = null;
 		long sentAt = this.ticker.nanoTime();
@@ -198,6 +232,24 @@ final class InstantClaims {
 			return null;
 		}
 		long took = this.ticker.nanoTime() - sentAt;
+		OwnClaim ownClaim = null;
+		try {
+			ownClaim = handOut(jobs, own, sent, results, pending, requested, took);
+		}
+		finally {
+			// a trigger that waits for its claim must never wait for ever
+			pending.values().forEach((future) -> future.complete(null));
+		}
+		return ownClaim;
+	}
+
+	/**
+	 * Complete the waiting triggers' claims with the call's grants, and return the
+	 * triggering job's own answer.
+	 */
+	private @Nullable OwnClaim handOut(Map<String, JobDefinition> jobs, LeaseRequest own, List<LeaseRequest> sent,
+			List<AcquireResult> results, Map<String, CompletableFuture<@Nullable AheadClaim>> pending, long requested,
+			long took) {
 		OwnClaim ownClaim = null;
 		for (int i = 0; i < sent.size(); i++) {
 			LeaseRequest request = sent.get(i);
@@ -244,8 +296,9 @@ final class InstantClaims {
 	 * Whether a queued job joins the instant's call: its trigger runs the claim this call
 	 * would make.
 	 */
-	private boolean joins(JobDefinition job, Instant slot) {
-		if (!job.enabled() || job.schedule() == null || this.delivery.endingHere(job.name())) {
+	private boolean joins(JobDefinition job, Instant slot, Set<String> held) {
+		if (!job.enabled() || job.schedule() == null || held.contains(job.name())
+				|| this.delivery.endingHere(job.name())) {
 			return false;
 		}
 		ClaimPolicy policy = LeaseClaimer.claimPolicy(job, slot, RunTrigger.SCHEDULED);
@@ -253,23 +306,39 @@ final class InstantClaims {
 	}
 
 	/**
+	 * The jobs whose leases this node holds now, for a run or a claim made ahead: the
+	 * store would refuse their claims, and the watchdog's renewal touches their rows.
+	 */
+	private Set<String> heldHere() {
+		Set<String> held = new HashSet<>();
+		this.state.running().forEach((run) -> held.add(run.jobName()));
+		this.claims.keySet().forEach((key) -> held.add(key.job()));
+		return held;
+	}
+
+	/**
 	 * Drop the fire times before this one: their instants passed without a call here.
 	 * Give back the leases of earlier instants that no trigger took within the job's
 	 * {@code lockAtMostFor}: their triggers no longer come (the job's schedule changed).
 	 */
-	private void forgetBefore(Instant slot) {
+	private List<AheadClaim> forgetBefore(Instant slot) {
 		this.queued.keySet().removeIf((time) -> time.isBefore(slot));
 		long now = this.ticker.nanoTime();
+		List<AheadClaim> expired = new ArrayList<>();
 		for (Map.Entry<Key, CompletableFuture<@Nullable AheadClaim>> entry : this.claims.entrySet()) {
-			AheadClaim claim = entry.getValue().getNow(null);
-			if (claim != null && now - claim.capNanos() >= 0 && this.claims.remove(entry.getKey(), entry.getValue())) {
+			CompletableFuture<@Nullable AheadClaim> future = entry.getValue();
+			if (future.isDone() && future.getNow(null) == null && entry.getKey().slot().isBefore(slot)) {
+				// refused: its trigger, if it still comes, asks by itself
+				this.claims.remove(entry.getKey(), future);
+				continue;
+			}
+			AheadClaim claim = future.getNow(null);
+			if (claim != null && now - claim.capNanos() >= 0 && this.claims.remove(entry.getKey(), future)) {
 				this.watchdog.dropAhead(claim);
-				logger.warn("cluster-singleton gave back the lease of job '" + claim.job().name() + "' (slot "
-						+ claim.lease().slot() + "): no trigger took it within its lockAtMostFor of "
-						+ claim.job().lockAtMostFor());
-				this.delivery.releaseQuietly(claim.lease(), claim.job());
+				expired.add(claim);
 			}
 		}
+		return expired;
 	}
 
 	private record Key(String job, Instant slot) {

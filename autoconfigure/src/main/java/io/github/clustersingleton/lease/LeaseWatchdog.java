@@ -191,8 +191,16 @@ public final class LeaseWatchdog implements AutoCloseable {
 			return false;
 		}
 		this.ahead.add(claim);
-		if (this.started.compareAndSet(false, true)) {
-			this.timer.scheduleWithFixedDelay(this::tick, this.intervalNanos, this.intervalNanos, TimeUnit.NANOSECONDS);
+		try {
+			if (this.started.compareAndSet(false, true)) {
+				this.timer.scheduleWithFixedDelay(this::tick, this.intervalNanos, this.intervalNanos,
+						TimeUnit.NANOSECONDS);
+			}
+		}
+		catch (RuntimeException ex) {
+			// closed concurrently
+			this.ahead.remove(claim);
+			return false;
 		}
 		return true;
 	}

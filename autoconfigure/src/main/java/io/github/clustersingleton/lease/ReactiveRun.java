@@ -151,14 +151,28 @@ public final class ReactiveRun {
 	 */
 	static @Nullable ReactiveRun start(EngineComponents engine, JobDefinition job, @Nullable Instant slot,
 			RunTrigger trigger) {
-		if (engine.claimer.skippedLocally(job, slot) || engine.claimer.pausedLocally(job, slot, trigger)) {
+		InstantClaims.AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED)
+				? engine.instantClaims.take(job, slot) : null;
+		if (ahead != null && (engine.state.isClosing() || !job.enabled())) {
+			// logs why the trigger is skipped
+			engine.claimer.skippedLocally(job, slot);
+			engine.delivery.releaseQuietly(ahead.lease(), ahead.job());
 			return null;
 		}
-		LeaseRequest request = new LeaseRequest(job.name(), engine.settings.owner(), EngineSupport.newLeaseToken(),
-				engine.settings.leaseTtl(), slot, engine.settings.slotTolerance());
+		if (ahead == null
+				&& (engine.claimer.skippedLocally(job, slot) || engine.claimer.pausedLocally(job, slot, trigger))) {
+			return null;
+		}
+		LeaseRequest request = (ahead != null) ? ahead.request() : new LeaseRequest(job.name(), engine.settings.owner(),
+				EngineSupport.newLeaseToken(), engine.settings.leaseTtl(), slot, engine.settings.slotTolerance());
 		long requested = engine.ticker.nanoTime();
 		RunObserver.Run observed = engine.claimer.startDetachedObservation(job, slot);
-		LeaseClaimer.Claimed claimed = engine.claimer.claim(job, request, requested, observed);
+		// a lease the leader claimed with the instant's other jobs runs here even if this
+		// node no longer leads
+		LeaseClaimer.Claimed claimed = (ahead != null)
+				? engine.claimer.accept(job, request, ahead.result(), ahead.validFrom(),
+						java.time.Duration.ofNanos(ahead.tookNanos()), observed)
+				: engine.claimer.claim(job, request, requested, observed);
 		if (claimed == null) {
 			return null;
 		}

@@ -19,6 +19,7 @@ package io.github.clustersingleton.benchmarks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -74,6 +75,16 @@ abstract class ForwardingLeaseBackend implements LeaseBackend {
 	@Override
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		return this.delegate.tryAcquire(request);
+	}
+
+	@Override
+	public List<AcquireResult> tryAcquireAll(List<LeaseRequest> requests) {
+		return this.delegate.tryAcquireAll(requests);
+	}
+
+	@Override
+	public boolean acquiresTogether() {
+		return this.delegate.acquiresTogether();
 	}
 
 	@Override

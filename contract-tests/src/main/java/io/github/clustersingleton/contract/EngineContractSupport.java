@@ -395,6 +395,29 @@ abstract class EngineContractSupport extends EngineContractTime {
 		}
 
 		@Override
+		public List<AcquireResult> tryAcquireAll(List<LeaseRequest> requests) {
+			requests.forEach((request) -> this.acquiredJobs.add(request.jobName()));
+			if (this.failAcquisitions.get()) {
+				throw new IllegalStateException("store unreachable (simulated)");
+			}
+			List<AcquireResult> results = this.delegate.tryAcquireAll(requests);
+			if (!this.acquireDelay.isZero()) {
+				try {
+					advance(this.acquireDelay);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return results;
+		}
+
+		@Override
+		public boolean acquiresTogether() {
+			return this.delegate.acquiresTogether();
+		}
+
+		@Override
 		public Set<String> renew(Collection<HeldLease> leases, Duration ttl) {
 			if (this.failRenewals.get()) {
 				throw new IllegalStateException("store unreachable (simulated)");

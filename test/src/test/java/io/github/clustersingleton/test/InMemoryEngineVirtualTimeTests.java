@@ -21,7 +21,14 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.clustersingleton.ClusterSingletonContext;
@@ -41,6 +48,8 @@ import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobPolicies;
 import io.github.clustersingleton.lease.LeaderElection;
+import io.github.clustersingleton.lease.ReactiveRun;
+import org.awaitility.Awaitility;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -233,6 +242,49 @@ class InMemoryEngineVirtualTimeTests {
 	}
 
 	@Test
+	void aTriggerWhoseClaimIsUnderWayWaitsForItAndAReactiveRunTakesItsClaim() throws Throwable {
+		Calls calls = new Calls();
+		CountDownLatch answer = new CountDownLatch(1);
+		calls.beforeTogether = () -> answer.await(10, TimeUnit.SECONDS);
+		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition second = cronJob("second", JobPolicies.DEFAULT);
+		JobDefinition reactive = cronJob("reactive", JobPolicies.DEFAULT);
+		Instant slot = minute(1);
+		for (JobDefinition job : List.of(first, second, reactive)) {
+			leader.defersTrigger(job, slot);
+		}
+		List<String> ran = new CopyOnWriteArrayList<>();
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			// two scheduler threads: the second trigger comes while the first one's call
+			// for the instant is under way, and waits for its answer
+			Future<Boolean> firstRun = threads.submit(trigger(leader, first, slot, ran));
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> calls.together.size() == 1);
+			Future<Boolean> secondRun = threads.submit(trigger(leader, second, slot, ran));
+			assertThatExceptionOfType(TimeoutException.class)
+				.isThrownBy(() -> secondRun.get(200, TimeUnit.MILLISECONDS));
+			answer.countDown();
+			assertThat(firstRun.get(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(secondRun.get(10, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			answer.countDown();
+			threads.shutdownNow();
+		}
+		assertThat(calls.together).containsExactly(List.of("first", "reactive", "second"));
+		assertThat(ran).containsExactlyInAnyOrder("first", "second");
+		ReactiveRun run = leader.startReactive(reactive, slot, RunTrigger.SCHEDULED);
+		assertThat(run).isNotNull();
+		run.finish(null);
+		assertThat(calls.single).isEmpty();
+		this.engine.runDueTasks();
+		assertThat(leader.runLedger().history("reactive", 10)).singleElement()
+			.extracting(RunRecord::state)
+			.isEqualTo(RunState.SUCCEEDED);
+	}
+
+	@Test
 	void aLeaseClaimedAheadIsRenewedUntilItsTriggerTakesItAndRunsThereAfterLeadershipMoved() throws Throwable {
 		Calls calls = new Calls();
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
@@ -278,6 +330,25 @@ class InMemoryEngineVirtualTimeTests {
 	}
 
 	/**
+	 * A scheduled trigger of the job on another thread, which notes the job's name when
+	 * it runs.
+	 */
+	private static Callable<Boolean> trigger(ClusterSingletonExecutor node, JobDefinition job, Instant slot,
+			List<String> ran) {
+		return () -> {
+			try {
+				return node.execute(job, slot, RunTrigger.SCHEDULED, () -> ran.add(job.name()));
+			}
+			catch (Exception | Error ex) {
+				throw ex;
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+		};
+	}
+
+	/**
 	 * A node whose store says it claims together, counting its claims, elected leader
 	 * over this node.
 	 */
@@ -319,6 +390,7 @@ class InMemoryEngineVirtualTimeTests {
 							@SuppressWarnings("unchecked")
 							List<LeaseRequest> requests = (List<LeaseRequest>) args[0];
 							calls.together.add(requests.stream().map(LeaseRequest::jobName).toList());
+							calls.beforeTogether.call();
 						}
 						default -> {
 						}
@@ -340,6 +412,8 @@ class InMemoryEngineVirtualTimeTests {
 		final List<String> single = new CopyOnWriteArrayList<>();
 
 		final List<List<String>> together = new CopyOnWriteArrayList<>();
+
+		volatile Callable<?> beforeTogether = () -> null;
 
 	}
 
