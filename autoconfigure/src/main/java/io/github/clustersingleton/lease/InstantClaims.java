@@ -89,11 +89,12 @@ final class InstantClaims {
 	private final Map<Instant, Map<String, JobDefinition>> queued = new ConcurrentHashMap<>();
 
 	/**
-	 * The claims of calls made or under way, by job and slot, until their triggers take
-	 * them: completed with the grant, or with {@code null} when the trigger asks the
-	 * store itself.
+	 * The claims of calls made or under way, by job (one slot per job at most: a job
+	 * whose lease this node holds joins no call), until their triggers take them:
+	 * completed with the grant, or with {@code null} when the trigger asks the store
+	 * itself.
 	 */
-	private final Map<Key, CompletableFuture<@Nullable AheadClaim>> claims = new ConcurrentHashMap<>();
+	private final Map<String, Pending> claims = new ConcurrentHashMap<>();
 
 	/**
 	 * Orders a trigger that claims by itself and a call of its instant: either the call
@@ -136,10 +137,13 @@ final class InstantClaims {
 	 * @return the claim, or {@code null} when the trigger asks the store itself
 	 */
 	@Nullable AheadClaim take(JobDefinition job, Instant slot) {
-		CompletableFuture<@Nullable AheadClaim> claim;
+		Pending pending;
 		synchronized (this.lock) {
-			claim = this.claims.remove(new Key(job.name(), slot));
-			if (claim == null) {
+			pending = this.claims.get(job.name());
+			if (pending != null && !pending.slot().isAfter(slot)) {
+				this.claims.remove(job.name(), pending);
+			}
+			else {
 				// this trigger claims by itself: no call of the instant may claim for it
 				Map<String, JobDefinition> jobs = this.queued.get(slot);
 				if (jobs != null) {
@@ -148,9 +152,18 @@ final class InstantClaims {
 				return null;
 			}
 		}
-		AheadClaim taken = claim.join();
-		if (taken != null) {
-			this.watchdog.dropAhead(taken);
+		AheadClaim taken = pending.future().join();
+		if (taken == null) {
+			return null;
+		}
+		this.watchdog.dropAhead(taken);
+		if (pending.slot().isBefore(slot)) {
+			// its trigger no longer comes (the job's schedule changed between the call
+			// and it): the job's lease must not refuse this trigger's claim
+			logger.info("cluster-singleton gave back the lease of job '" + job.name() + "' (slot " + pending.slot()
+					+ ") that no trigger took before the trigger of slot " + slot);
+			this.delivery.releaseQuietly(taken.lease(), taken.job());
+			return null;
 		}
 		return taken;
 	}
@@ -188,7 +201,7 @@ final class InstantClaims {
 			for (JobDefinition other : jobs.values()) {
 				if (!other.name().equals(job.name()) && joins(other, slot, held)) {
 					CompletableFuture<@Nullable AheadClaim> future = new CompletableFuture<>();
-					if (this.claims.putIfAbsent(new Key(other.name(), slot), future) == null) {
+					if (this.claims.putIfAbsent(other.name(), new Pending(slot, future)) == null) {
 						pending.put(other.name(), future);
 						requests.put(other.name(),
 								ClusterSingletonExecutor.requestFor(other, slot, RunTrigger.SCHEDULED, this.settings));
@@ -281,9 +294,9 @@ final class InstantClaims {
 	 * closing, and its triggers are skipped.
 	 */
 	void releaseUntaken() {
-		for (Key key : List.copyOf(this.claims.keySet())) {
-			CompletableFuture<@Nullable AheadClaim> future = this.claims.remove(key);
-			AheadClaim claim = (future != null) ? future.getNow(null) : null;
+		for (String name : List.copyOf(this.claims.keySet())) {
+			Pending pending = this.claims.remove(name);
+			AheadClaim claim = (pending != null) ? pending.future().getNow(null) : null;
 			if (claim != null) {
 				this.watchdog.dropAhead(claim);
 				this.delivery.releaseQuietly(claim.lease(), claim.job());
@@ -312,7 +325,7 @@ final class InstantClaims {
 	private Set<String> heldHere() {
 		Set<String> held = new HashSet<>();
 		this.state.running().forEach((run) -> held.add(run.jobName()));
-		this.claims.keySet().forEach((key) -> held.add(key.job()));
+		held.addAll(this.claims.keySet());
 		return held;
 	}
 
@@ -325,15 +338,16 @@ final class InstantClaims {
 		this.queued.keySet().removeIf((time) -> time.isBefore(slot));
 		long now = this.ticker.nanoTime();
 		List<AheadClaim> expired = new ArrayList<>();
-		for (Map.Entry<Key, CompletableFuture<@Nullable AheadClaim>> entry : this.claims.entrySet()) {
-			CompletableFuture<@Nullable AheadClaim> future = entry.getValue();
-			if (future.isDone() && future.getNow(null) == null && entry.getKey().slot().isBefore(slot)) {
+		for (Map.Entry<String, Pending> entry : this.claims.entrySet()) {
+			Pending pending = entry.getValue();
+			CompletableFuture<@Nullable AheadClaim> future = pending.future();
+			if (future.isDone() && future.getNow(null) == null && pending.slot().isBefore(slot)) {
 				// refused: its trigger, if it still comes, asks by itself
-				this.claims.remove(entry.getKey(), future);
+				this.claims.remove(entry.getKey(), pending);
 				continue;
 			}
 			AheadClaim claim = future.getNow(null);
-			if (claim != null && now - claim.capNanos() >= 0 && this.claims.remove(entry.getKey(), future)) {
+			if (claim != null && now - claim.capNanos() >= 0 && this.claims.remove(entry.getKey(), pending)) {
 				this.watchdog.dropAhead(claim);
 				expired.add(claim);
 			}
@@ -341,7 +355,10 @@ final class InstantClaims {
 		return expired;
 	}
 
-	private record Key(String job, Instant slot) {
+	/**
+	 * A call's claim of a job's slot, until its trigger takes it.
+	 */
+	private record Pending(Instant slot, CompletableFuture<@Nullable AheadClaim> future) {
 
 	}
 

@@ -96,8 +96,13 @@ abstract class StorePresenceContract extends StoreManualRunContract {
 		NodePresence presence = presence();
 		String a = owner("node-a");
 		String b = owner("node-b");
+		long sent = System.nanoTime();
 		presence.heartbeat(a, SHORT_TTL);
-		assertThat(presence.heartbeat(b, LONG_TTL)).contains(a);
+		Set<String> live = presence.heartbeat(b, LONG_TTL);
+		if (System.nanoTime() - sent < SHORT_TTL.toNanos()) {
+			// unless the two calls took longer than the TTL (a loaded machine)
+			assertThat(live).contains(a);
+		}
 		// expiry is judged by the store's clock: one real-time case
 		await().atMost(PATIENCE).until(() -> !presence.heartbeat(b, LONG_TTL).contains(a));
 		presence.leave(b);

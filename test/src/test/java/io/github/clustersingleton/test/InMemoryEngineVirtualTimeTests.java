@@ -311,6 +311,24 @@ class InMemoryEngineVirtualTimeTests {
 	}
 
 	@Test
+	void aLeaseClaimedAheadWhoseTriggerNeverCameIsGivenBackAtTheJobsNextTrigger() throws Throwable {
+		Calls calls = new Calls();
+		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition moved = cronJob("moved", JobPolicies.DEFAULT);
+		leader.defersTrigger(first, minute(1));
+		leader.defersTrigger(moved, minute(1));
+		assertThat(leader.execute(first, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		assertThat(calls.together).containsExactly(List.of("first", "moved"));
+		// the schedule of "moved" changed before its trigger of minute 1 ran: its next
+		// trigger finds the lease of minute 1 given back, and claims its own slot
+		AtomicInteger runs = new AtomicInteger();
+		assertThat(leader.execute(moved, minute(2), RunTrigger.SCHEDULED, runs::incrementAndGet)).isTrue();
+		assertThat(runs).hasValue(1);
+		assertThat(calls.single).containsExactly("moved");
+	}
+
+	@Test
 	void aClosingLeaderGivesBackTheLeasesItClaimedAheadThatNoTriggerTook() throws Throwable {
 		Calls calls = new Calls();
 		ManualClusterSingletonEngine leaderNode = node(
