@@ -111,6 +111,14 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	}
 
 	@Override
+	public void dropped(String jobName, Instant fireTime) {
+		ClusterSingletonExecutor executor = this.executor.get();
+		if (executor != null) {
+			executor.triggerDropped(jobName, fireTime);
+		}
+	}
+
+	@Override
 	public Duration deferral() {
 		ClusterSingletonExecutor executor = this.executor.get();
 		return (executor != null) ? executor.triggerDeferral() : ScheduledFireTime.CronSwitch.super.deferral();

@@ -251,6 +251,17 @@ public abstract class EngineStatus {
 	}
 
 	/**
+	 * Hear that the trigger of a job for a fire time will not run (its task was armed
+	 * again on another trigger first): a lease this node claimed for it ahead, in leader
+	 * mode, is given back.
+	 * @param jobName the job
+	 * @param fireTime the fire time
+	 */
+	public void triggerDropped(String jobName, Instant fireTime) {
+		engine().instantClaims.dropped(jobName, fireTime);
+	}
+
+	/**
 	 * How long after its fire time a cron trigger that {@link #defersTrigger} starts:
 	 * four fifths of the sweep delay, so that the claims of an instant across the cluster
 	 * are mostly done before the nodes skip the triggers they leave to others, and a

@@ -109,6 +109,11 @@ final class FireTimeRecording implements Runnable {
 		Instant last = null;
 		for (Instant fireTime : this.fireTimes) {
 			last = fireTime;
+			String jobName = this.jobName;
+			CronSwitch cronSwitch = this.cronSwitch;
+			if (fireTime.isAfter(now) && jobName != null && cronSwitch != null) {
+				cronSwitch.dropped(jobName, fireTime);
+			}
 		}
 		// after now, every fire time a run of this recording took, and the moment
 		// after

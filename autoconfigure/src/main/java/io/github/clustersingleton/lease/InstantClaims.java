@@ -70,6 +70,14 @@ final class InstantClaims {
 	 */
 	private static final Duration FORGOTTEN_AFTER = Duration.ofHours(1);
 
+	/**
+	 * How long at least the watchdog renews a lease claimed ahead whose trigger has not
+	 * taken it (the job's {@code lockAtMostFor} if longer): a trigger later than that,
+	 * behind a long run on the scheduler's thread, finds the lease expired and its slot
+	 * not run.
+	 */
+	static final Duration RENEWED_AT_LEAST = Duration.ofHours(1);
+
 	private final LeaseBackend backend;
 
 	private final ClusterSingletonExecutor.Settings settings;
@@ -118,15 +126,66 @@ final class InstantClaims {
 	 * @param fireTime the fire time
 	 */
 	void queued(JobDefinition job, Instant fireTime) {
+		giveBackBefore(job.name(), fireTime);
 		LeaderElection leader = this.state.leader();
 		if (leader == null || !leader.isLeader() || job.schedule() == null || !this.backend.acquiresTogether()) {
 			return;
 		}
-		this.queued.computeIfAbsent(fireTime, (time) -> {
+		Map<String, JobDefinition> jobs = this.queued.get(fireTime);
+		if (jobs == null) {
 			// the instants of a leader that stepped down, whose triggers made no call
-			this.queued.keySet().removeIf((queuedTime) -> queuedTime.isBefore(time.minus(FORGOTTEN_AFTER)));
-			return new ConcurrentHashMap<>();
-		}).put(job.name(), job);
+			this.queued.keySet().removeIf((queuedTime) -> queuedTime.isBefore(fireTime.minus(FORGOTTEN_AFTER)));
+			jobs = this.queued.computeIfAbsent(fireTime, (time) -> new ConcurrentHashMap<>());
+		}
+		jobs.put(job.name(), job);
+	}
+
+	/**
+	 * Forget a fire time whose trigger will not run (the job's task was armed again on
+	 * another trigger first): no call claims it. A lease a call already claimed for it is
+	 * kept for the new trigger if that fires at the same time, and given back when the
+	 * job's next fire time is queued otherwise.
+	 * @param jobName the job
+	 * @param fireTime the fire time
+	 */
+	void dropped(String jobName, Instant fireTime) {
+		synchronized (this.lock) {
+			Map<String, JobDefinition> jobs = this.queued.get(fireTime);
+			if (jobs != null) {
+				jobs.remove(jobName);
+			}
+		}
+	}
+
+	/**
+	 * Give back the claim a call made for an earlier fire time of the job, which no
+	 * trigger took: the job's trigger now comes for a later fire time, so that one will
+	 * not come (the job's task was armed again on another trigger in between). A claim of
+	 * the same fire time is kept for the new trigger.
+	 */
+	private void giveBackBefore(String jobName, Instant fireTime) {
+		Pending pending = this.claims.get(jobName);
+		if (pending == null || !pending.slot().isBefore(fireTime)) {
+			return;
+		}
+		synchronized (this.lock) {
+			if (!this.claims.remove(jobName, pending)) {
+				return;
+			}
+		}
+		pending.future().thenAccept(this::giveBack);
+	}
+
+	/**
+	 * Give back a lease a call claimed for a trigger that will not take it.
+	 */
+	private void giveBack(@Nullable AheadClaim claim) {
+		if (claim != null) {
+			this.watchdog.dropAhead(claim);
+			logger.debug("cluster-singleton gave back the lease of job '" + claim.job().name() + "' (slot "
+					+ claim.lease().slot() + ") that no trigger will take");
+			this.delivery.releaseQuietly(claim.lease(), claim.job());
+		}
 	}
 
 	/**
@@ -153,17 +212,14 @@ final class InstantClaims {
 			}
 		}
 		AheadClaim taken = pending.future().join();
-		if (taken == null) {
-			return null;
-		}
-		this.watchdog.dropAhead(taken);
 		if (pending.slot().isBefore(slot)) {
 			// its trigger no longer comes (the job's schedule changed between the call
 			// and it): the job's lease must not refuse this trigger's claim
-			logger.info("cluster-singleton gave back the lease of job '" + job.name() + "' (slot " + pending.slot()
-					+ ") that no trigger took before the trigger of slot " + slot);
-			this.delivery.releaseQuietly(taken.lease(), taken.job());
+			giveBack(taken);
 			return null;
+		}
+		if (taken != null) {
+			this.watchdog.dropAhead(taken);
 		}
 		return taken;
 	}
@@ -190,10 +246,9 @@ final class InstantClaims {
 		Map<String, LeaseRequest> requests = new TreeMap<>();
 		Map<String, JobDefinition> jobs;
 		Map<String, CompletableFuture<@Nullable AheadClaim>> pending = new TreeMap<>();
-		List<AheadClaim> expired;
 		synchronized (this.lock) {
 			jobs = this.queued.remove(slot);
-			expired = forgetBefore(slot);
+			forgetBefore(slot);
 			if (jobs == null || !leader.isLeader()) {
 				jobs = Map.of();
 			}
@@ -208,12 +263,6 @@ final class InstantClaims {
 					}
 				}
 			}
-		}
-		for (AheadClaim claim : expired) {
-			logger.warn("cluster-singleton gave back the lease of job '" + claim.job().name() + "' (slot "
-					+ claim.lease().slot() + "): no trigger took it within its lockAtMostFor of "
-					+ claim.job().lockAtMostFor());
-			this.delivery.releaseQuietly(claim.lease(), claim.job());
 		}
 		if (pending.isEmpty()) {
 			return null;
@@ -279,7 +328,8 @@ final class InstantClaims {
 			}
 			AheadClaim claim = new AheadClaim(jobs.get(request.jobName()), request, result, requested, took,
 					this.settings.leaseTtl().toNanos());
-			if (!this.watchdog.holdAhead(claim)) {
+			if (this.state.isClosing() || !this.watchdog.holdAhead(claim)) {
+				// the application closes: its triggers are skipped
 				this.delivery.releaseQuietly(claim.lease(), claim.job());
 				future.complete(null);
 				continue;
@@ -296,10 +346,9 @@ final class InstantClaims {
 	void releaseUntaken() {
 		for (String name : List.copyOf(this.claims.keySet())) {
 			Pending pending = this.claims.remove(name);
-			AheadClaim claim = (pending != null) ? pending.future().getNow(null) : null;
-			if (claim != null) {
-				this.watchdog.dropAhead(claim);
-				this.delivery.releaseQuietly(claim.lease(), claim.job());
+			if (pending != null) {
+				// also the claims of a call still under way, once it answers
+				pending.future().thenAccept(this::giveBack);
 			}
 		}
 		this.queued.clear();
@@ -330,29 +379,19 @@ final class InstantClaims {
 	}
 
 	/**
-	 * Drop the fire times before this one: their instants passed without a call here.
-	 * Give back the leases of earlier instants that no trigger took within the job's
-	 * {@code lockAtMostFor}: their triggers no longer come (the job's schedule changed).
+	 * Drop the fire times before this one, whose instants passed without a call here, and
+	 * the refused claims of earlier instants, whose triggers, if they still come, ask by
+	 * themselves.
 	 */
-	private List<AheadClaim> forgetBefore(Instant slot) {
+	private void forgetBefore(Instant slot) {
 		this.queued.keySet().removeIf((time) -> time.isBefore(slot));
-		long now = this.ticker.nanoTime();
-		List<AheadClaim> expired = new ArrayList<>();
 		for (Map.Entry<String, Pending> entry : this.claims.entrySet()) {
 			Pending pending = entry.getValue();
 			CompletableFuture<@Nullable AheadClaim> future = pending.future();
 			if (future.isDone() && future.getNow(null) == null && pending.slot().isBefore(slot)) {
-				// refused: its trigger, if it still comes, asks by itself
 				this.claims.remove(entry.getKey(), pending);
-				continue;
-			}
-			AheadClaim claim = future.getNow(null);
-			if (claim != null && now - claim.capNanos() >= 0 && this.claims.remove(entry.getKey(), pending)) {
-				this.watchdog.dropAhead(claim);
-				expired.add(claim);
 			}
 		}
-		return expired;
 	}
 
 	/**
@@ -403,7 +442,8 @@ final class InstantClaims {
 			this.lease = HeldLease.of(request, result.fencingToken());
 			this.ttlNanos = ttlNanos;
 			this.validFrom = requested;
-			this.capNanos = requested + ActiveRun.saturatedNanos(job.lockAtMostFor());
+			this.capNanos = requested + ActiveRun.saturatedNanos(
+					(job.lockAtMostFor().compareTo(RENEWED_AT_LEAST) > 0) ? job.lockAtMostFor() : RENEWED_AT_LEAST);
 		}
 
 		JobDefinition job() {
@@ -433,6 +473,10 @@ final class InstantClaims {
 			return this.validFrom + this.ttlNanos;
 		}
 
+		/**
+		 * Until when (nano time) the watchdog renews the lease: {@link #RENEWED_AT_LEAST}
+		 * after the call, or the job's {@code lockAtMostFor} if longer.
+		 */
 		long capNanos() {
 			return this.capNanos;
 		}

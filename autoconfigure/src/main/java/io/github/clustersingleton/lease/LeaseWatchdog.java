@@ -285,9 +285,11 @@ public final class LeaseWatchdog implements AutoCloseable {
 			}
 			List<InstantClaims.AheadClaim> aheadToRenew = new ArrayList<>(this.ahead.size());
 			for (InstantClaims.AheadClaim claim : this.ahead) {
-				if (now - claim.deadlineNanos() >= 0) {
-					// no renewal succeeded within a TTL: the run that takes it renews it
-					// first, and finds it gone if another node took it
+				if (now - claim.deadlineNanos() >= 0 || now - claim.capNanos() >= 0) {
+					// no renewal succeeded within a TTL, or no trigger took it for so
+					// long
+					// that it is let expire: the run that takes it renews it first, and
+					// finds it gone if another node took it
 					this.ahead.remove(claim);
 				}
 				else {

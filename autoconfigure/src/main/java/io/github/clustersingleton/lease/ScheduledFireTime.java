@@ -288,6 +288,16 @@ public class ScheduledFireTime implements TaskScheduler {
 			return DEFERRAL;
 		}
 
+		/**
+		 * Hear that a fire time a job's trigger returned will not run: the task was armed
+		 * again on another trigger before it came.
+		 * @param jobName the job
+		 * @param fireTime the fire time
+		 * @since 0.1.0
+		 */
+		default void dropped(String jobName, Instant fireTime) {
+		}
+
 	}
 
 	/**

@@ -87,7 +87,14 @@ class ScheduledFireTimeSwitchTests {
 					return DEFERRAL;
 				}
 
+				@Override
+				public void dropped(String jobName, Instant fireTime) {
+					ScheduledFireTimeSwitchTests.this.dropped.add(jobName + "@" + fireTime);
+				}
+
 			});
+
+	private final List<String> dropped = new ArrayList<>();
 
 	@Test
 	void cronTaskFollowsTheOverrideFromItsChangeOnAndClearingRestoresItsOwnTrigger() {
@@ -98,8 +105,10 @@ class ScheduledFireTimeSwitchTests {
 		assertThat(next(0)).isEqualTo(Instant.parse("2026-05-02T03:00:00Z"));
 		this.override.set(new CronTrigger("0 0/5 * * * *", ZoneOffset.UTC));
 		this.listeners.forEach((listener) -> listener.accept("report"));
-		// the waiting fire time is dropped and the task armed again on the override
+		// the waiting fire time is dropped, the switch told, and the task armed again on
+		// the override
 		assertThat(this.scheduler.futures.get(0).isCancelled()).isTrue();
+		assertThat(this.dropped).containsExactly("report@2026-05-02T03:00:00Z");
 		assertThat(this.scheduler.scheduled).hasSize(2);
 		assertThat(next(1)).isEqualTo(Instant.parse("2026-05-01T10:05:00Z"));
 		this.scheduler.scheduled.get(1).task().run();

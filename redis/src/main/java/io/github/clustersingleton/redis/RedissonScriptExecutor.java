@@ -22,11 +22,14 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import org.redisson.api.BatchOptions;
 import org.redisson.api.BatchResult;
 import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RScript.Mode;
 import org.redisson.api.RScript.ReturnType;
@@ -95,8 +98,9 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 
 	/**
 	 * Send the calls in one {@link RBatch}, which pipelines them to the one server. On
-	 * {@code NOSCRIPT}, which every call met on that server, the script is loaded and the
-	 * batch sent again.
+	 * {@code NOSCRIPT} the script is loaded for the next call and the error thrown: some
+	 * calls may have run if another client loaded the script meanwhile, so the batch is
+	 * not sent again.
 	 */
 	@Override
 	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
@@ -104,33 +108,40 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 		if (!executesTogether()) {
 			return RedisScriptExecutor.super.executeAll(script, keys, args);
 		}
-		try {
-			return evalShaAll(script, keys, args);
-		}
-		catch (RuntimeException ex) {
-			if (!RedisErrors.isNoScript(ex)) {
-				throw ex;
-			}
-			load(script, keys.get(0).get(0));
-			return evalShaAll(script, keys, args);
-		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private List<List<Object>> evalShaAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
 		RBatch batch = this.redisson.createBatch(BatchOptions.defaults());
-		RScriptAsync calls = batch.getScript(StringCodec.INSTANCE);
+		RScriptAsync batchScript = batch.getScript(StringCodec.INSTANCE);
+		List<RFuture<List<Object>>> calls = new ArrayList<>(keys.size());
 		for (int i = 0; i < keys.size(); i++) {
 			Assert.notEmpty(keys.get(i), "'keys' must not be empty");
-			calls.evalShaAsync(keys.get(i).get(0), Mode.READ_WRITE, script.getSha1(), ReturnType.LIST,
-					new ArrayList<>(keys.get(i)), args.get(i).toArray());
+			calls.add(batchScript.evalShaAsync(keys.get(i).get(0), Mode.READ_WRITE, script.getSha1(), ReturnType.LIST,
+					new ArrayList<>(keys.get(i)), args.get(i).toArray()));
 		}
-		List<?> responses = batch.execute().getResponses();
-		Assert.state(responses.size() == keys.size(),
-				() -> "Redis answered " + responses.size() + " of " + keys.size() + " script calls");
-		List<List<Object>> replies = new ArrayList<>(responses.size());
-		for (Object reply : responses) {
-			replies.add((reply instanceof List<?> list) ? (List<Object>) list : List.of());
+		RuntimeException failure = null;
+		try {
+			batch.execute();
+		}
+		catch (RuntimeException ex) {
+			failure = ex;
+		}
+		List<List<Object>> replies = new ArrayList<>(calls.size());
+		for (int i = 0; i < calls.size(); i++) {
+			CompletableFuture<List<Object>> call = calls.get(i).toCompletableFuture();
+			if (!call.isDone()) {
+				throw (failure != null) ? failure : new IllegalStateException("Redis did not answer a script call");
+			}
+			try {
+				List<Object> reply = call.join();
+				replies.add((reply != null) ? reply : List.of());
+			}
+			catch (CompletionException | CancellationException ex) {
+				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+				if (!RedisErrors.isNoScript(cause)) {
+					throw (failure != null) ? failure : ex;
+				}
+				// this call met NOSCRIPT (a restarted or flushed server) and did not
+				// run: sent again by itself, which loads the script; the others ran
+				replies.add(execute(script, keys.get(i), args.get(i)));
+			}
 		}
 		return replies;
 	}

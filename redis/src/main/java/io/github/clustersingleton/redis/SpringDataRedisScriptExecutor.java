@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -67,8 +68,8 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 
 	private final StringRedisTemplate template;
 
-	/** Whether the connections are Redis Cluster connections, once asked. */
-	private volatile @Nullable Boolean cluster;
+	/** Whether script calls can be sent together, once asked. */
+	private volatile @Nullable Boolean together;
 
 	@SuppressWarnings("rawtypes")
 	private final Map<RedisLeaseScript, RedisScript<List>> scripts = new EnumMap<>(RedisLeaseScript.class);
@@ -94,66 +95,42 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 	}
 
 	/**
-	 * Send the calls' {@code EVALSHA}s in one pipeline, on a connection of its own. On
-	 * {@code NOSCRIPT}, which every call of the pipeline met on the one server, the
-	 * script is loaded and the pipeline sent again.
+	 * Send the calls' {@code EVALSHA}s together through Lettuce's asynchronous API, all
+	 * in flight at once on the client's connection, each with its own answer: the calls
+	 * that met {@code NOSCRIPT} (a restarted or flushed server) are sent again one by
+	 * one, which loads the script; the others ran, and are not sent again.
 	 */
 	@Override
-	@SuppressWarnings("unchecked")
 	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
 		Assert.isTrue(keys.size() == args.size(), "'keys' and 'args' must have the same size");
 		if (!executesTogether()) {
 			return RedisScriptExecutor.super.executeAll(script, keys, args);
 		}
-		byte[] sha1 = script.getSha1().getBytes(StandardCharsets.UTF_8);
-		List<byte[][]> params = new ArrayList<>(keys.size());
-		for (int i = 0; i < keys.size(); i++) {
-			Assert.notEmpty(keys.get(i), "'keys' must not be empty");
-			List<byte[]> keysAndArgs = new ArrayList<>(keys.get(i).size() + args.get(i).size());
-			keys.get(i).forEach((key) -> keysAndArgs.add(key.getBytes(StandardCharsets.UTF_8)));
-			args.get(i).forEach((arg) -> keysAndArgs.add(arg.getBytes(StandardCharsets.UTF_8)));
-			params.add(keysAndArgs.toArray(new byte[0][]));
-		}
-		RedisCallback<Object> callback = (connection) -> {
-			for (int i = 0; i < params.size(); i++) {
-				connection.scriptingCommands().evalSha(sha1, ReturnType.MULTI, keys.get(i).size(), params.get(i));
-			}
-			return null;
-		};
-		List<Object> results;
-		try {
-			results = this.template.executePipelined(callback);
-		}
-		catch (RuntimeException ex) {
-			if (!RedisErrors.isNoScript(ex)) {
-				throw ex;
-			}
-			load(script);
-			results = this.template.executePipelined(callback);
-		}
-		int answered = results.size();
-		Assert.state(answered == keys.size(),
-				() -> "Redis answered " + answered + " of " + keys.size() + " script calls");
-		List<List<Object>> replies = new ArrayList<>(results.size());
-		for (Object reply : results) {
-			replies.add((reply instanceof List<?> list) ? (List<Object>) list : List.of());
+		List<@Nullable List<Object>> answers = this.template
+			.execute((RedisCallback<List<@Nullable List<Object>>>) (connection) -> LettuceCalls.evalShaAll(connection,
+					script.getSha1(), keys, args));
+		Assert.state(answers != null && answers.size() == keys.size(), "Redis did not answer every script call");
+		List<List<Object>> replies = new ArrayList<>(answers.size());
+		for (int i = 0; i < answers.size(); i++) {
+			List<Object> answer = answers.get(i);
+			replies.add((answer != null) ? answer : execute(script, keys.get(i), args.get(i)));
 		}
 		return replies;
 	}
 
 	/**
-	 * Return {@code true} unless the connection is a Redis Cluster connection, which has
-	 * no pipelines.
+	 * Return {@code true} with Lettuce on a connection that is not a Redis Cluster's.
 	 */
 	@Override
 	public boolean executesTogether() {
-		Boolean cluster = this.cluster;
-		if (cluster == null) {
-			cluster = Boolean.TRUE.equals(this.template
-				.execute((RedisCallback<Boolean>) (connection) -> connection instanceof RedisClusterConnection));
-			this.cluster = cluster;
+		Boolean together = this.together;
+		if (together == null) {
+			together = LETTUCE_PRESENT && Boolean.TRUE.equals(this.template
+				.execute((RedisCallback<Boolean>) (connection) -> !(connection instanceof RedisClusterConnection)
+						&& LettuceCalls.isLettuce(connection)));
+			this.together = together;
 		}
-		return !cluster;
+		return together;
 	}
 
 	/**
@@ -214,6 +191,67 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 		Object acknowledged = (waitReply[0] != null) ? waitReply[0] : (results.size() > 1) ? results.get(1) : null;
 		return new Replicated((reply instanceof List<?> list) ? (List<Object>) list : List.of(),
 				RedisReplies.asLong(acknowledged));
+	}
+
+	/**
+	 * Script calls sent together through Lettuce's own asynchronous API, kept apart so
+	 * that this class loads without Lettuce (with Jedis).
+	 */
+	private static final class LettuceCalls {
+
+		/** How long at most the calls sent together are waited for. */
+		private static final Duration ANSWERED_WITHIN = Duration.ofSeconds(60);
+
+		static boolean isLettuce(RedisConnection connection) {
+			return connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?>;
+		}
+
+		/**
+		 * Send every call before waiting for any answer; a call that met {@code NOSCRIPT}
+		 * answers {@code null}.
+		 */
+		@SuppressWarnings("unchecked")
+		static List<@Nullable List<Object>> evalShaAll(RedisConnection connection, String sha1, List<List<String>> keys,
+				List<List<String>> args) {
+			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
+				.getNativeConnection();
+			List<RedisFuture<List<Object>>> calls = new ArrayList<>(keys.size());
+			for (int i = 0; i < keys.size(); i++) {
+				byte[][] keyBytes = keys.get(i)
+					.stream()
+					.map((key) -> key.getBytes(StandardCharsets.UTF_8))
+					.toArray(byte[][]::new);
+				byte[][] argBytes = args.get(i)
+					.stream()
+					.map((arg) -> arg.getBytes(StandardCharsets.UTF_8))
+					.toArray(byte[][]::new);
+				calls.add(commands.evalsha(sha1, ScriptOutputType.MULTI, keyBytes, argBytes));
+			}
+			long deadline = System.nanoTime() + ANSWERED_WITHIN.toNanos();
+			List<@Nullable List<Object>> answers = new ArrayList<>(calls.size());
+			for (RedisFuture<List<Object>> call : calls) {
+				try {
+					List<Object> answer = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+					answers.add((answer != null) ? answer : List.of());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException("Interrupted while waiting for Redis script calls", ex);
+				}
+				catch (ExecutionException ex) {
+					if (!RedisErrors.isNoScript(ex)) {
+						throw (ex.getCause() instanceof RuntimeException cause) ? cause
+								: new IllegalStateException("Redis script call failed: " + ex.getMessage(), ex);
+					}
+					answers.add(null);
+				}
+				catch (TimeoutException ex) {
+					throw new IllegalStateException("Redis did not answer a script call within " + ANSWERED_WITHIN, ex);
+				}
+			}
+			return answers;
+		}
+
 	}
 
 	/**

@@ -374,6 +374,53 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 		}
 	}
 
+	/**
+	 * On a server of its own, as above: claims sent together in one pipeline after a
+	 * {@code SCRIPT FLUSH}, and with one coming in the middle of the pipeline, so that
+	 * some calls run and the others meet {@code NOSCRIPT}: each claim is granted once,
+	 * none is sent again after it ran (which would answer it as held by this very node).
+	 */
+	@Test
+	void claimsSentTogetherRunOnceEachWhenTheScriptCacheIsFlushed() throws Exception {
+		try (RedisProcesses servers = new RedisProcesses()) {
+			int port = servers.startServer(0);
+			RedisLeaseBackend backend = new RedisLeaseBackend(createExecutor("127.0.0.1", port, COMMAND_TIMEOUT));
+			backend.initialize();
+			assertThat(backend.acquiresTogether()).isTrue();
+			Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+			RedisProcesses.command(port, "SCRIPT", "FLUSH");
+			assertThat(backend.tryAcquireAll(requests("flushed", 50, slot))).extracting(AcquireResult::outcome)
+				.containsOnly(Outcome.ACQUIRED);
+			for (int trial = 0; trial < 10; trial++) {
+				List<LeaseRequest> requests = requests("flushing-" + trial, 300, slot);
+				long delayNanos = java.util.concurrent.ThreadLocalRandom.current().nextLong(0, 3_000_000);
+				Thread flusher = new Thread(() -> {
+					java.util.concurrent.locks.LockSupport.parkNanos(delayNanos);
+					try {
+						RedisProcesses.command(port, "SCRIPT", "FLUSH");
+					}
+					catch (java.io.IOException ex) {
+						throw new java.io.UncheckedIOException(ex);
+					}
+				});
+				flusher.start();
+				List<AcquireResult> results = backend.tryAcquireAll(requests);
+				flusher.join();
+				assertThat(results).as("trial %d", trial)
+					.extracting(AcquireResult::outcome)
+					.containsOnly(Outcome.ACQUIRED);
+			}
+		}
+	}
+
+	private List<LeaseRequest> requests(String prefix, int count, Instant slot) {
+		List<LeaseRequest> requests = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			requests.add(request(jobName(prefix + "-" + i), "node-a", LONG_TTL, slot));
+		}
+		return requests;
+	}
+
 	@Test
 	void everyOperationIsOneRoundTrip() {
 		String job = jobName("one-trip");

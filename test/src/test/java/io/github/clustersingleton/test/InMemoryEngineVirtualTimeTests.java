@@ -329,6 +329,35 @@ class InMemoryEngineVirtualTimeTests {
 	}
 
 	@Test
+	void aFireTimeDroppedByANewScheduleIsLeftOutOfItsInstantsCallOrItsLeaseGivenBackWhenTheNextIsQueued()
+			throws Throwable {
+		Calls calls = new Calls();
+		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition retired = cronJob("retired", JobPolicies.DEFAULT);
+		JobDefinition late = cronJob("late", JobPolicies.DEFAULT);
+		// dropped before the instant's call: left out of it
+		leader.defersTrigger(first, minute(1));
+		leader.defersTrigger(retired, minute(1));
+		leader.triggerDropped("retired", minute(1));
+		assertThat(leader.execute(first, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		assertThat(calls.together).isEmpty();
+		assertThat(calls.single).containsExactly("first");
+		// dropped after it: the lease is kept until the job's next fire time is queued,
+		// in case the new schedule fires at the same time, then given back
+		leader.defersTrigger(first, minute(2));
+		leader.defersTrigger(late, minute(2));
+		assertThat(leader.execute(first, minute(2), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		assertThat(calls.together).containsExactly(List.of("first", "late"));
+		leader.triggerDropped("late", minute(2));
+		assertThat(this.engine.store().tryAcquire(new LeaseRequest("late", "node-x", "x", TTL, null)).isAcquired())
+			.isFalse();
+		leader.defersTrigger(late, minute(2).plusSeconds(30));
+		assertThat(this.engine.store().tryAcquire(new LeaseRequest("late", "node-x", "x", TTL, null)).isAcquired())
+			.isTrue();
+	}
+
+	@Test
 	void aClosingLeaderGivesBackTheLeasesItClaimedAheadThatNoTriggerTook() throws Throwable {
 		Calls calls = new Calls();
 		ManualClusterSingletonEngine leaderNode = node(
