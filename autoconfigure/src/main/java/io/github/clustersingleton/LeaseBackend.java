@@ -26,6 +26,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * SPI of a lease store. One implementation per store (JDBC, Redis, Kubernetes); the
  * engine holds all of the semantics that are not about storage (watchdog, deadlines,
@@ -126,17 +128,30 @@ public interface LeaseBackend {
 	 * them one after another.
 	 * @param requests what to acquire, one request per job
 	 * @return the result of each request, in the order of the requests
+	 * @throws PartialAcquisitionException when some claims failed and the others were
+	 * answered: it carries the answers
 	 * @throws RuntimeException when the store could not be reached or refused the whole
 	 * call: then some of the leases may still have been acquired, as after a failed
 	 * {@link #tryAcquire}
 	 * @since 0.1.0
 	 */
 	default List<AcquireResult> tryAcquireAll(List<LeaseRequest> requests) {
-		List<AcquireResult> results = new ArrayList<>(requests.size());
+		List<@Nullable AcquireResult> results = new ArrayList<>(requests.size());
 		for (LeaseRequest request : requests) {
-			results.add(tryAcquire(request));
+			try {
+				results.add(tryAcquire(request));
+			}
+			catch (RuntimeException ex) {
+				if (results.isEmpty()) {
+					throw ex;
+				}
+				while (results.size() < requests.size()) {
+					results.add(null);
+				}
+				throw new PartialAcquisitionException(results, ex);
+			}
 		}
-		return results;
+		return List.copyOf(results);
 	}
 
 	/**

@@ -32,6 +32,7 @@ import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialAcquisitionException;
 import io.github.clustersingleton.RunTrigger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -128,7 +129,7 @@ final class InstantClaims {
 	void queued(JobDefinition job, Instant fireTime) {
 		giveBackBefore(job.name(), fireTime);
 		LeaderElection leader = this.state.leader();
-		if (leader == null || !leader.isLeader() || job.schedule() == null || !this.backend.acquiresTogether()) {
+		if (leader == null || !leader.isLeader() || job.schedule() == null || !together()) {
 			return;
 		}
 		Map<String, JobDefinition> jobs = this.queued.get(fireTime);
@@ -154,18 +155,25 @@ final class InstantClaims {
 			if (jobs != null) {
 				jobs.remove(jobName);
 			}
+			Pending pending = this.claims.get(jobName);
+			if (pending != null && pending.slot().equals(fireTime)) {
+				pending.dropped = true;
+			}
 		}
 	}
 
 	/**
-	 * Give back the claim a call made for an earlier fire time of the job, which no
-	 * trigger took: the job's trigger now comes for a later fire time, so that one will
-	 * not come (the job's task was armed again on another trigger in between). A claim of
-	 * the same fire time is kept for the new trigger.
+	 * Give back the claim a call made for an earlier fire time of the job that the job's
+	 * task dropped when it was armed again on another trigger ({@link #dropped}): the new
+	 * trigger's next fire time is later, so the dropped one's trigger will not come. A
+	 * claim of the same fire time is kept for the new trigger.
 	 */
 	private void giveBackBefore(String jobName, Instant fireTime) {
 		Pending pending = this.claims.get(jobName);
-		if (pending == null || !pending.slot().isBefore(fireTime)) {
+		// only a dropped fire time's: a scheduler may queue a job's next fire time
+		// before the run of the current one starts (SimpleAsyncTaskScheduler), and a
+		// re-armed task's due run still comes
+		if (pending == null || !pending.dropped || !pending.slot().isBefore(fireTime)) {
 			return;
 		}
 		synchronized (this.lock) {
@@ -237,8 +245,7 @@ final class InstantClaims {
 	@Nullable OwnClaim claimInstant(JobDefinition job, LeaseRequest own, RunTrigger trigger, long requested) {
 		Instant slot = own.slot();
 		LeaderElection leader = this.state.leader();
-		if (slot == null || trigger != RunTrigger.SCHEDULED || own.recovery() || leader == null
-				|| !this.backend.acquiresTogether()) {
+		if (slot == null || trigger != RunTrigger.SCHEDULED || own.recovery() || leader == null || !together()) {
 			return null;
 		}
 		// in name order, so that two calls of one instant (a leader that does not know
@@ -269,7 +276,7 @@ final class InstantClaims {
 		}
 		requests.put(job.name(), own);
 		List<LeaseRequest> sent = new ArrayList<>(requests.values());
-		List<AcquireResult> results = null;
+		List<? extends @Nullable AcquireResult> results = null;
 		long sentAt = this.ticker.nanoTime();
 		try {
 			results = this.backend.tryAcquireAll(sent);
@@ -277,6 +284,16 @@ final class InstantClaims {
 				throw new IllegalStateException("the " + this.backend.id() + " lease store answered " + results.size()
 						+ " of " + sent.size() + " claims");
 			}
+		}
+		catch (PartialAcquisitionException ex) {
+			// the answered claims keep their answers; the others' triggers ask by
+			// themselves
+			logger.warn(
+					"cluster-singleton could not claim some of the " + sent.size() + " jobs of slot " + slot
+							+ " together in the " + this.backend.id()
+							+ " lease store; their triggers ask by themselves: " + describeFailure(ex),
+					logger.isDebugEnabled() ? ex : null);
+			results = (ex.getResults().size() == sent.size()) ? ex.getResults() : null;
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -310,18 +327,19 @@ final class InstantClaims {
 	 * triggering job's own answer.
 	 */
 	private @Nullable OwnClaim handOut(Map<String, JobDefinition> jobs, LeaseRequest own, List<LeaseRequest> sent,
-			List<AcquireResult> results, Map<String, CompletableFuture<@Nullable AheadClaim>> pending, long requested,
-			long took) {
+			List<? extends @Nullable AcquireResult> results,
+			Map<String, CompletableFuture<@Nullable AheadClaim>> pending, long requested, long took) {
 		OwnClaim ownClaim = null;
 		for (int i = 0; i < sent.size(); i++) {
 			LeaseRequest request = sent.get(i);
 			AcquireResult result = results.get(i);
 			if (request == own) {
-				ownClaim = new OwnClaim(result, took);
+				// without an answer, the trigger asks by itself
+				ownClaim = (result != null) ? new OwnClaim(result, took) : null;
 				continue;
 			}
 			CompletableFuture<@Nullable AheadClaim> future = pending.get(request.jobName());
-			if (!result.isAcquired()) {
+			if (result == null || !result.isAcquired()) {
 				// the trigger asks again, at its own time
 				future.complete(null);
 				continue;
@@ -352,6 +370,19 @@ final class InstantClaims {
 			}
 		}
 		this.queued.clear();
+	}
+
+	/**
+	 * Whether the store sends claims together; {@code false} when it cannot tell now.
+	 */
+	private boolean together() {
+		try {
+			return this.backend.acquiresTogether();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("cluster-singleton could not tell whether the store sends claims together", ex);
+			return false;
+		}
 	}
 
 	/**
@@ -397,7 +428,29 @@ final class InstantClaims {
 	/**
 	 * A call's claim of a job's slot, until its trigger takes it.
 	 */
-	private record Pending(Instant slot, CompletableFuture<@Nullable AheadClaim> future) {
+	private static final class Pending {
+
+		private final Instant slot;
+
+		private final CompletableFuture<@Nullable AheadClaim> future;
+
+		/**
+		 * Whether the job's task was armed again on another trigger that drops the slot.
+		 */
+		private volatile boolean dropped;
+
+		Pending(Instant slot, CompletableFuture<@Nullable AheadClaim> future) {
+			this.slot = slot;
+			this.future = future;
+		}
+
+		Instant slot() {
+			return this.slot;
+		}
+
+		CompletableFuture<@Nullable AheadClaim> future() {
+			return this.future;
+		}
 
 	}
 

@@ -20,6 +20,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -38,6 +39,7 @@ import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialAcquisitionException;
 import io.github.clustersingleton.NodePresence;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
@@ -281,16 +283,52 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	/**
 	 * Claim the leases in as few round trips as the database's driver allows: on
 	 * PostgreSQL up to 64 claims per round trip, each with its usual statement, run in
-	 * one transaction; elsewhere one claim after another on one connection.
+	 * one transaction (sent again by itself after a deadlock, as any statement); a claim
+	 * whose statement found no row learns why in a round trip of its own, as a single
+	 * claim does. Elsewhere, and for recovery claims, one claim after another.
 	 */
 	@Override
 	public List<AcquireResult> tryAcquireAll(List<LeaseRequest> requests) {
 		Assert.notNull(requests, "'requests' must not be null");
-		if (requests.isEmpty()) {
-			return List.of();
+		PlatformStatements platform = this.statements;
+		int perRoundTrip = (platform != null) ? platform.lease().claimsPerRoundTrip() : 1;
+		List<@Nullable AcquireResult> results = new ArrayList<>(requests.size());
+		try {
+			int from = 0;
+			while (from < requests.size()) {
+				LeaseRequest first = requests.get(from);
+				if (perRoundTrip <= 1 || first.recovery()) {
+					results.add(tryAcquire(first));
+					from++;
+					continue;
+				}
+				int to = from;
+				while (to < requests.size() && to - from < perRoundTrip && !requests.get(to).recovery()) {
+					to++;
+				}
+				List<LeaseRequest> together = requests.subList(from, to);
+				List<@Nullable AcquireResult> answered = execute("acquire the leases of " + together.size() + " jobs",
+						(connection, statements) -> statements.lease().claimTogether(connection, together));
+				for (int i = 0; i < together.size(); i++) {
+					AcquireResult result = answered.get(i);
+					LeaseRequest request = together.get(i);
+					results.add((result != null) ? result
+							: execute("read why the lease of job '" + request.jobName() + "' was not acquired",
+									(connection, statements) -> statements.lease().readOutcome(connection, request)));
+				}
+				from = to;
+			}
 		}
-		return execute("acquire the leases of " + requests.size() + " jobs",
-				(connection, statements) -> statements.lease().claimAll(connection, requests));
+		catch (RuntimeException ex) {
+			if (results.isEmpty()) {
+				throw ex;
+			}
+			while (results.size() < requests.size()) {
+				results.add(null);
+			}
+			throw new PartialAcquisitionException(results, ex);
+		}
+		return List.copyOf(results);
 	}
 
 	/**
@@ -300,7 +338,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	@Override
 	public boolean acquiresTogether() {
 		PlatformStatements statements = this.statements;
-		return statements != null && statements.lease().claimsTogether();
+		return statements != null && statements.lease().claimsPerRoundTrip() > 1;
 	}
 
 	@Override

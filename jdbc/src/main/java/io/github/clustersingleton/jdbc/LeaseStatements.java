@@ -178,28 +178,27 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	}
 
 	/**
-	 * Claim several leases, each as {@link #claim} would: here one after another on this
-	 * connection; a platform whose driver sends several statements in one round trip
-	 * overrides this ({@link #claimsTogether()}).
+	 * Claim several leases in one round trip, each as {@link #tryAcquire} would, on a
+	 * platform whose driver sends several statements together
+	 * ({@link #claimsPerRoundTrip()} above one).
 	 * @param connection an auto-commit connection
-	 * @param requests the requests
-	 * @return the result of each request, in order
+	 * @param requests at most {@link #claimsPerRoundTrip()} first claims (no recovery
+	 * claims)
+	 * @return the result of each request, in order; {@code null} for a claim whose
+	 * statement found no row, which {@link #readOutcome} explains
 	 * @throws SQLException on a database error
 	 */
-	List<AcquireResult> claimAll(Connection connection, List<LeaseRequest> requests) throws SQLException {
-		List<AcquireResult> results = new ArrayList<>(requests.size());
-		for (LeaseRequest request : requests) {
-			results.add(claim(connection, request));
-		}
-		return results;
+	List<@Nullable AcquireResult> claimTogether(Connection connection, List<LeaseRequest> requests)
+			throws SQLException {
+		throw new UnsupportedOperationException("claims go one by one on this platform");
 	}
 
 	/**
-	 * Whether {@link #claimAll} sends its claims in fewer round trips than one per claim.
-	 * @return {@code false} here
+	 * How many claims {@link #claimTogether} sends in one round trip.
+	 * @return one here: claims go one by one
 	 */
-	boolean claimsTogether() {
-		return false;
+	int claimsPerRoundTrip() {
+		return 1;
 	}
 
 	/**
@@ -327,7 +326,7 @@ abstract sealed class LeaseStatements permits PostgreSqlLeaseStatements, MySqlLe
 	 * @return the result
 	 * @throws SQLException on a database error
 	 */
-	protected final AcquireResult readOutcome(Connection connection, LeaseRequest request) throws SQLException {
+	final AcquireResult readOutcome(Connection connection, LeaseRequest request) throws SQLException {
 		try (PreparedStatement statement = this.selectState.prepare(connection, LeaseParameters.job(request.jobName()));
 				ResultSet resultSet = statement.executeQuery()) {
 			if (!resultSet.next()) {

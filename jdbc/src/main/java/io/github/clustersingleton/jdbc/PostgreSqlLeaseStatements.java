@@ -23,7 +23,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -34,6 +33,7 @@ import io.github.clustersingleton.LeaseRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.util.Assert;
 
 /**
  * PostgreSQL dialect ({@code postgresql/*.sql}): acquisition is one
@@ -47,9 +47,9 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 final class PostgreSqlLeaseStatements extends LeaseStatements {
 
 	/**
-	 * How many claims {@link #claimAll} sends in one round trip at most: the same text
-	 * for every full round trip, which pgJDBC prepares on the server once it has been
-	 * used a few times.
+	 * How many claims {@link #claimTogether} sends in one round trip at most: the same
+	 * text for every full round trip, which pgJDBC prepares on the server once it has
+	 * been used a few times.
 	 */
 	private static final int CLAIMS_PER_ROUND_TRIP = 64;
 
@@ -91,58 +91,45 @@ final class PostgreSqlLeaseStatements extends LeaseStatements {
 
 	/**
 	 * Claim the leases with one statement made of the claims' statements
-	 * ({@code acquire.sql} or {@code acquire-run.sql} each, unchanged), up to
-	 * {@value #CLAIMS_PER_ROUND_TRIP} per round trip: pgJDBC sends them together, and the
-	 * server runs them one after another in one transaction, so that each row lock a
-	 * claim takes is held until the last claim of the round trip has run. The callers
-	 * send their claims in the order of the job names, so two such transactions take
-	 * their locks in one order. A recovery claim, and a claim whose statement found no
-	 * row (the job's first insert is a concurrent transaction's), are answered as by
-	 * {@link #tryAcquire}, after the round trip.
+	 * ({@code acquire.sql} or {@code acquire-run.sql} each, unchanged): pgJDBC sends them
+	 * together, and the server runs them one after another in one transaction, so that
+	 * each row lock a claim takes is held until the last claim has run, and an error
+	 * rolls them all back. The callers send their claims in the order of the job names,
+	 * so two such transactions take their row locks in one order.
 	 */
 	@Override
-	List<AcquireResult> claimAll(Connection connection, List<LeaseRequest> requests) throws SQLException {
-		AcquireResult[] results = new AcquireResult[requests.size()];
-		List<Integer> together = new ArrayList<>(requests.size());
-		for (int i = 0; i < requests.size(); i++) {
-			if (!requests.get(i).recovery()) {
-				together.add(i);
-			}
+	List<@Nullable AcquireResult> claimTogether(Connection connection, List<LeaseRequest> requests)
+			throws SQLException {
+		List<JdbcStatement> statements = new ArrayList<>(requests.size());
+		List<MapSqlParameterSource> parameters = new ArrayList<>(requests.size());
+		for (LeaseRequest request : requests) {
+			Assert.isTrue(!request.recovery(), "a recovery claim goes by itself");
+			statements.add(acquireStatement(request));
+			parameters.add(this.parameters.acquire(request));
 		}
-		for (int from = 0; from < together.size(); from += CLAIMS_PER_ROUND_TRIP) {
-			List<Integer> chunk = together.subList(from, Math.min(from + CLAIMS_PER_ROUND_TRIP, together.size()));
-			List<JdbcStatement> statements = new ArrayList<>(chunk.size());
-			List<MapSqlParameterSource> parameters = new ArrayList<>(chunk.size());
-			for (int index : chunk) {
-				statements.add(acquireStatement(requests.get(index)));
-				parameters.add(this.parameters.acquire(requests.get(index)));
-			}
-			try (PreparedStatement statement = JdbcStatement.prepareAll(connection, statements, parameters)) {
-				boolean resultSet = statement.execute();
-				for (int index : chunk) {
-					if (!resultSet) {
-						throw new SQLException("the claims sent together returned " + chunk.indexOf(index)
-								+ " results for " + chunk.size() + " claims");
-					}
-					try (ResultSet rows = statement.getResultSet()) {
-						results[index] = read(requests.get(index), rows);
-					}
-					resultSet = statement.getMoreResults();
+		List<@Nullable AcquireResult> results = new ArrayList<>(requests.size());
+		try (PreparedStatement statement = JdbcStatement.prepareAll(connection, statements, parameters)) {
+			boolean resultSet = statement.execute();
+			for (LeaseRequest request : requests) {
+				if (!resultSet) {
+					throw new SQLException("the claims sent together returned " + results.size() + " results for "
+							+ requests.size() + " claims");
 				}
+				try (ResultSet rows = statement.getResultSet()) {
+					results.add(read(request, rows));
+				}
+				resultSet = statement.getMoreResults();
 			}
 		}
-		for (int i = 0; i < results.length; i++) {
-			if (results[i] == null) {
-				LeaseRequest request = requests.get(i);
-				results[i] = request.recovery() ? claim(connection, request) : readOutcome(connection, request);
-			}
-		}
-		return Arrays.asList(results);
+		return results;
 	}
 
+	/**
+	 * Return {@value #CLAIMS_PER_ROUND_TRIP}.
+	 */
 	@Override
-	boolean claimsTogether() {
-		return true;
+	int claimsPerRoundTrip() {
+		return CLAIMS_PER_ROUND_TRIP;
 	}
 
 	/**

@@ -16,10 +16,25 @@
 
 package io.github.clustersingleton.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.test.TestStores;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Lease backend contract and JDBC tests on PostgreSQL.
@@ -58,6 +73,46 @@ class PostgresJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 	@Override
 	protected int expectedClockSkewRoundTrips() {
 		return 1;
+	}
+
+	/**
+	 * A deadlock in the second round trip of claims sent together sends that round trip
+	 * again by itself: the first one, committed, keeps its grants. The deadlock is a
+	 * trigger that raises PostgreSQL's deadlock error once, for one job.
+	 */
+	@Test
+	void aDeadlockInALaterRoundTripOfClaimsSentTogetherSendsOnlyThatOneAgain() throws SQLException {
+		String prefix = jobName("deadlock") + "-";
+		String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+		String sequence = "cs_deadlock_once_" + suffix;
+		String function = "cs_deadlock_" + suffix;
+		String table = JdbcLeaseBackend.DEFAULT_TABLE_NAME;
+		try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("CREATE SEQUENCE " + sequence);
+			statement.execute("CREATE FUNCTION " + function + "() RETURNS trigger AS $$ BEGIN IF NEW.name = '" + prefix
+					+ "070' AND nextval('" + sequence + "') = 1 THEN RAISE EXCEPTION "
+					+ "'deadlock detected (simulated)' USING ERRCODE = '40P01'; END IF; RETURN NEW; END $$ "
+					+ "LANGUAGE plpgsql");
+			statement.execute("CREATE TRIGGER " + function + " BEFORE INSERT OR UPDATE ON " + table
+					+ " FOR EACH ROW EXECUTE FUNCTION " + function + "()");
+		}
+		try {
+			Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+			List<LeaseRequest> requests = new ArrayList<>();
+			for (int i = 0; i < 72; i++) {
+				requests.add(request(prefix + String.format("%03d", i), "node-a", LONG_TTL, slot));
+			}
+			assertThat(backend().acquiresTogether()).isTrue();
+			assertThat(backend().tryAcquireAll(requests)).extracting(AcquireResult::outcome)
+				.containsOnly(Outcome.ACQUIRED);
+		}
+		finally {
+			try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+				statement.execute("DROP TRIGGER " + function + " ON " + table);
+				statement.execute("DROP FUNCTION " + function + "()");
+				statement.execute("DROP SEQUENCE " + sequence);
+			}
+		}
 	}
 
 }

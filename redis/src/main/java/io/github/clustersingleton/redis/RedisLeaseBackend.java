@@ -35,11 +35,13 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.NodePresence;
+import io.github.clustersingleton.PartialAcquisitionException;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -230,6 +232,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 			return;
 		}
 		RedisServerChecks.warnAboutPersistenceAndEviction(this.executor);
+		// asked here, once, rather than on a trigger's thread
+		this.executor.executesTogether();
 	}
 
 	/**
@@ -276,14 +280,41 @@ public class RedisLeaseBackend implements LeaseBackend {
 			keys.add(call.keys(this.keys));
 			args.add(call.args());
 		}
-		List<List<Object>> replies = this.executor.executeAll(RedisLeaseScript.ACQUIRE, keys, args);
-		List<AcquireResult> results = new ArrayList<>(requests.size());
+		List<RedisScriptExecutor.Answer> answers = this.executor.executeAll(RedisLeaseScript.ACQUIRE, keys, args);
+		Assert.state(answers.size() == calls.size(), "Redis did not answer every claim");
+		List<@Nullable AcquireResult> results = new ArrayList<>(requests.size());
+		RuntimeException failure = null;
 		for (int i = 0; i < calls.size(); i++) {
-			AcquireCall.Reply reply = calls.get(i).decode(replies.get(i));
-			results
-				.add(resultOf(requests.get(i), reply.checkPauseAll() ? checkPauseAll(requests.get(i), reply) : reply));
+			RedisScriptExecutor.Answer answer = answers.get(i);
+			List<Object> reply = answer.reply();
+			try {
+				if (reply == null) {
+					RuntimeException callFailure = answer.failure();
+					throw (callFailure != null) ? callFailure
+							: new IllegalStateException("Redis did not answer a claim");
+				}
+				AcquireCall.Reply decoded = calls.get(i).decode(reply);
+				results.add(resultOf(requests.get(i),
+						decoded.checkPauseAll() ? checkPauseAll(requests.get(i), decoded) : decoded));
+			}
+			catch (RuntimeException ex) {
+				// this claim failed by itself: the others keep their answers
+				results.add(null);
+				if (failure == null) {
+					failure = ex;
+				}
+				else if (failure != ex) {
+					failure.addSuppressed(ex);
+				}
+			}
 		}
-		return results;
+		if (failure != null) {
+			if (results.stream().allMatch((result) -> result == null)) {
+				throw failure;
+			}
+			throw new PartialAcquisitionException(results, failure);
+		}
+		return List.copyOf(results);
 	}
 
 	/**

@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
@@ -53,21 +55,48 @@ public interface RedisScriptExecutor {
 
 	/**
 	 * Run a script once per set of keys and arguments, each call as {@link #execute} runs
-	 * it: one after another here; together in one pipeline where
-	 * {@link #executesTogether()} says so.
+	 * it, each with its own answer: one after another here; together, all in flight at
+	 * once, where {@link #executesTogether()} says so.
 	 * @param script the script
 	 * @param keys the keys of each call
 	 * @param args the arguments of each call
-	 * @return the reply of each call, in order
+	 * @return the answer of each call, in order: its reply, or why it failed
 	 * @since 0.1.0
 	 */
-	default List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+	default List<Answer> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
 		Assert.isTrue(keys.size() == args.size(), "'keys' and 'args' must have the same size");
-		List<List<Object>> replies = new ArrayList<>(keys.size());
+		List<Answer> answers = new ArrayList<>(keys.size());
 		for (int i = 0; i < keys.size(); i++) {
-			replies.add(execute(script, keys.get(i), args.get(i)));
+			List<String> callKeys = keys.get(i);
+			List<String> callArgs = args.get(i);
+			answers.add(Answer.of(() -> execute(script, callKeys, callArgs)));
 		}
-		return replies;
+		return answers;
+	}
+
+	/**
+	 * The answer of one call of {@link #executeAll}.
+	 *
+	 * @param reply the call's reply, when it ran
+	 * @param failure why the call failed, when it did: it may still have run
+	 * @since 0.1.0
+	 */
+	record Answer(@Nullable List<Object> reply, @Nullable RuntimeException failure) {
+
+		/**
+		 * Make a call and keep its answer.
+		 * @param call the call
+		 * @return the answer
+		 */
+		public static Answer of(java.util.function.Supplier<List<Object>> call) {
+			try {
+				return new Answer(call.get(), null);
+			}
+			catch (RuntimeException ex) {
+				return new Answer(null, ex);
+			}
+		}
+
 	}
 
 	/**

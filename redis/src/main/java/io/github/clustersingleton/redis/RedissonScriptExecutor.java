@@ -103,7 +103,7 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 	 * not sent again.
 	 */
 	@Override
-	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+	public List<Answer> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
 		Assert.isTrue(keys.size() == args.size(), "'keys' and 'args' must have the same size");
 		if (!executesTogether()) {
 			return RedisScriptExecutor.super.executeAll(script, keys, args);
@@ -123,27 +123,29 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 		catch (RuntimeException ex) {
 			failure = ex;
 		}
-		List<List<Object>> replies = new ArrayList<>(calls.size());
+		List<Answer> answers = new ArrayList<>(calls.size());
 		for (int i = 0; i < calls.size(); i++) {
 			CompletableFuture<List<Object>> call = calls.get(i).toCompletableFuture();
+			List<String> callKeys = keys.get(i);
+			List<String> callArgs = args.get(i);
 			if (!call.isDone()) {
-				throw (failure != null) ? failure : new IllegalStateException("Redis did not answer a script call");
+				answers.add(new Answer(null,
+						(failure != null) ? failure : new IllegalStateException("Redis did not answer a script call")));
+				continue;
 			}
 			try {
 				List<Object> reply = call.join();
-				replies.add((reply != null) ? reply : List.of());
+				answers.add(new Answer((reply != null) ? reply : List.of(), null));
 			}
 			catch (CompletionException | CancellationException ex) {
 				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				if (!RedisErrors.isNoScript(cause)) {
-					throw (failure != null) ? failure : ex;
-				}
-				// this call met NOSCRIPT (a restarted or flushed server) and did not
-				// run: sent again by itself, which loads the script; the others ran
-				replies.add(execute(script, keys.get(i), args.get(i)));
+				// a call that met NOSCRIPT (a restarted or flushed server) did not run:
+				// sent again by itself, which loads the script; the others ran or failed
+				answers.add(RedisErrors.isNoScript(cause) ? Answer.of(() -> execute(script, callKeys, callArgs))
+						: new Answer(null, (cause instanceof RuntimeException runtime) ? runtime : ex));
 			}
 		}
-		return replies;
+		return answers;
 	}
 
 	/**

@@ -101,21 +101,26 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 	 * one, which loads the script; the others ran, and are not sent again.
 	 */
 	@Override
-	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+	public List<Answer> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
 		Assert.isTrue(keys.size() == args.size(), "'keys' and 'args' must have the same size");
 		if (!executesTogether()) {
 			return RedisScriptExecutor.super.executeAll(script, keys, args);
 		}
-		List<@Nullable List<Object>> answers = this.template
-			.execute((RedisCallback<List<@Nullable List<Object>>>) (connection) -> LettuceCalls.evalShaAll(connection,
-					script.getSha1(), keys, args));
+		List<Answer> answers = this.template.execute((RedisCallback<List<Answer>>) (connection) -> LettuceCalls
+			.evalShaAll(connection, script.getSha1(), keys, args));
 		Assert.state(answers != null && answers.size() == keys.size(), "Redis did not answer every script call");
-		List<List<Object>> replies = new ArrayList<>(answers.size());
+		List<Answer> complete = new ArrayList<>(answers.size());
 		for (int i = 0; i < answers.size(); i++) {
-			List<Object> answer = answers.get(i);
-			replies.add((answer != null) ? answer : execute(script, keys.get(i), args.get(i)));
+			Answer answer = answers.get(i);
+			List<String> callKeys = keys.get(i);
+			List<String> callArgs = args.get(i);
+			// a call that met NOSCRIPT (a restarted or flushed server) did not run: sent
+			// again by itself, which loads the script
+			RuntimeException failure = answer.failure();
+			complete.add((failure != null && RedisErrors.isNoScript(failure))
+					? Answer.of(() -> execute(script, callKeys, callArgs)) : answer);
 		}
-		return replies;
+		return complete;
 	}
 
 	/**
@@ -125,9 +130,15 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 	public boolean executesTogether() {
 		Boolean together = this.together;
 		if (together == null) {
-			together = LETTUCE_PRESENT && Boolean.TRUE.equals(this.template
-				.execute((RedisCallback<Boolean>) (connection) -> !(connection instanceof RedisClusterConnection)
-						&& LettuceCalls.isLettuce(connection)));
+			try {
+				together = LETTUCE_PRESENT && Boolean.TRUE.equals(this.template
+					.execute((RedisCallback<Boolean>) (connection) -> !(connection instanceof RedisClusterConnection)
+							&& LettuceCalls.isLettuce(connection)));
+			}
+			catch (RuntimeException ex) {
+				// the server cannot be reached: asked again next time
+				return false;
+			}
 			this.together = together;
 		}
 		return together;
@@ -207,11 +218,10 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 		}
 
 		/**
-		 * Send every call before waiting for any answer; a call that met {@code NOSCRIPT}
-		 * answers {@code null}.
+		 * Send every call before waiting for any answer.
 		 */
 		@SuppressWarnings("unchecked")
-		static List<@Nullable List<Object>> evalShaAll(RedisConnection connection, String sha1, List<List<String>> keys,
+		static List<Answer> evalShaAll(RedisConnection connection, String sha1, List<List<String>> keys,
 				List<List<String>> args) {
 			RedisClusterAsyncCommands<byte[], byte[]> commands = (RedisClusterAsyncCommands<byte[], byte[]>) connection
 				.getNativeConnection();
@@ -228,25 +238,24 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 				calls.add(commands.evalsha(sha1, ScriptOutputType.MULTI, keyBytes, argBytes));
 			}
 			long deadline = System.nanoTime() + ANSWERED_WITHIN.toNanos();
-			List<@Nullable List<Object>> answers = new ArrayList<>(calls.size());
+			List<Answer> answers = new ArrayList<>(calls.size());
 			for (RedisFuture<List<Object>> call : calls) {
 				try {
-					List<Object> answer = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-					answers.add((answer != null) ? answer : List.of());
+					List<Object> reply = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+					answers.add(new Answer((reply != null) ? reply : List.of(), null));
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
-					throw new IllegalStateException("Interrupted while waiting for Redis script calls", ex);
+					answers.add(new Answer(null,
+							new IllegalStateException("Interrupted while waiting for a Redis script call", ex)));
 				}
 				catch (ExecutionException ex) {
-					if (!RedisErrors.isNoScript(ex)) {
-						throw (ex.getCause() instanceof RuntimeException cause) ? cause
-								: new IllegalStateException("Redis script call failed: " + ex.getMessage(), ex);
-					}
-					answers.add(null);
+					answers.add(new Answer(null, (ex.getCause() instanceof RuntimeException cause) ? cause
+							: new IllegalStateException("Redis script call failed: " + ex.getMessage(), ex)));
 				}
 				catch (TimeoutException ex) {
-					throw new IllegalStateException("Redis did not answer a script call within " + ANSWERED_WITHIN, ex);
+					answers.add(new Answer(null, new IllegalStateException(
+							"Redis did not answer a script call within " + ANSWERED_WITHIN, ex)));
 				}
 			}
 			return answers;

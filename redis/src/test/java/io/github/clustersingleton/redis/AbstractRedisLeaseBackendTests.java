@@ -51,6 +51,7 @@ import io.github.clustersingleton.JobControls;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialAcquisitionException;
 import io.github.clustersingleton.PartialRenewalException;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
@@ -411,6 +412,22 @@ abstract class AbstractRedisLeaseBackendTests extends AbstractLeaseBackendContra
 					.containsOnly(Outcome.ACQUIRED);
 			}
 		}
+	}
+
+	@Test
+	void aClaimThatFailsAmongClaimsSentTogetherLeavesTheOthersTheirAnswers() {
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		String broken = jobName("together-broken");
+		// a key of the wrong type: this job's script call fails by itself
+		this.admin.opsForList().leftPush("{" + RedisLeaseBackend.DEFAULT_KEY_PREFIX + ":" + broken + "}:lease", "x");
+		List<LeaseRequest> requests = List.of(request(jobName("together-before"), "node-a", LONG_TTL, slot),
+				request(broken, "node-a", LONG_TTL, slot),
+				request(jobName("together-after"), "node-a", LONG_TTL, slot));
+		assertThatExceptionOfType(PartialAcquisitionException.class)
+			.isThrownBy(() -> this.backend.tryAcquireAll(requests))
+			.satisfies((ex) -> assertThat(ex.getResults())
+				.extracting((result) -> (result != null) ? result.outcome() : null)
+				.containsExactly(Outcome.ACQUIRED, null, Outcome.ACQUIRED));
 	}
 
 	private List<LeaseRequest> requests(String prefix, int count, Instant slot) {

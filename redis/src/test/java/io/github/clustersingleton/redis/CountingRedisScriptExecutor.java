@@ -54,7 +54,7 @@ class CountingRedisScriptExecutor implements RedisScriptExecutor {
 	 * Count one round trip for calls the delegate sends together, one per call otherwise.
 	 */
 	@Override
-	public List<List<Object>> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
+	public List<Answer> executeAll(RedisLeaseScript script, List<List<String>> keys, List<List<String>> args) {
 		this.calls.addAndGet(this.delegate.executesTogether() ? 1 : keys.size());
 		return this.delegate.executeAll(script, keys, args);
 	}

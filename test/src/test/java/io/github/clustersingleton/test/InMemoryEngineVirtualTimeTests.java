@@ -19,9 +19,12 @@ package io.github.clustersingleton.test;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -31,11 +34,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseLostException;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialAcquisitionException;
 import io.github.clustersingleton.MisfirePolicy;
 import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.RunRecord;
@@ -358,6 +363,43 @@ class InMemoryEngineVirtualTimeTests {
 	}
 
 	@Test
+	void aJobsNextFireTimeQueuedBeforeItsRunStartsKeepsTheClaimOfTheCurrentOne() throws Throwable {
+		Calls calls = new Calls();
+		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition next = cronJob("next", JobPolicies.DEFAULT);
+		leader.defersTrigger(first, minute(1));
+		leader.defersTrigger(next, minute(1));
+		assertThat(leader.execute(first, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		// a scheduler that hands each run to a thread of its own asks for the job's next
+		// fire time before that thread starts the run of this one
+		leader.defersTrigger(next, minute(2));
+		// and a task armed again on another trigger while its due run waits asks at once
+		leader.defersTrigger(next, minute(1).plusSeconds(30));
+		AtomicInteger runs = new AtomicInteger();
+		assertThat(leader.execute(next, minute(1), RunTrigger.SCHEDULED, runs::incrementAndGet)).isTrue();
+		assertThat(runs).hasValue(1);
+		assertThat(calls.single).isEmpty();
+	}
+
+	@Test
+	void aClaimThatFailsInTheInstantsCallIsAskedAgainByItsTriggerAndTheOthersKeepTheirGrants() throws Throwable {
+		Calls calls = new Calls();
+		calls.failing.add("broken");
+		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		for (String name : List.of("first", "broken", "second")) {
+			leader.defersTrigger(cronJob(name, JobPolicies.DEFAULT), minute(1));
+		}
+		for (String name : List.of("first", "broken", "second")) {
+			assertThat(trigger(leader, cronJob(name, JobPolicies.DEFAULT), minute(1), ran).call()).isTrue();
+		}
+		assertThat(calls.together).containsExactly(List.of("broken", "first", "second"));
+		assertThat(calls.single).containsExactly("broken");
+		assertThat(ran).containsExactly("first", "broken", "second");
+	}
+
+	@Test
 	void aClosingLeaderGivesBackTheLeasesItClaimedAheadThatNoTriggerTook() throws Throwable {
 		Calls calls = new Calls();
 		ManualClusterSingletonEngine leaderNode = node(
@@ -438,6 +480,16 @@ class InMemoryEngineVirtualTimeTests {
 							List<LeaseRequest> requests = (List<LeaseRequest>) args[0];
 							calls.together.add(requests.stream().map(LeaseRequest::jobName).toList());
 							calls.beforeTogether.call();
+							if (requests.stream().anyMatch((request) -> calls.failing.contains(request.jobName()))) {
+								// the failing claims never reach the store, the others do
+								List<@Nullable AcquireResult> results = new ArrayList<>();
+								for (LeaseRequest request : requests) {
+									results.add(calls.failing.contains(request.jobName()) ? null
+											: real.tryAcquire(request));
+								}
+								throw new PartialAcquisitionException(results,
+										new IllegalStateException("WRONGTYPE (simulated)"));
+							}
 						}
 						default -> {
 						}
@@ -461,6 +513,8 @@ class InMemoryEngineVirtualTimeTests {
 		final List<List<String>> together = new CopyOnWriteArrayList<>();
 
 		volatile Callable<?> beforeTogether = () -> null;
+
+		final Set<String> failing = ConcurrentHashMap.newKeySet();
 
 	}
 
