@@ -45,10 +45,14 @@ public class PartialAcquisitionException extends RuntimeException {
 	 * @param cause the first failure
 	 */
 	public PartialAcquisitionException(List<@Nullable AcquireResult> results, RuntimeException cause) {
-		super("Answered " + results.stream().filter((result) -> result != null).count() + " of " + results.size()
-				+ " claims, the others failed: " + cause, cause);
-		Assert.notNull(results, "'results' must not be null");
+		super(describe(results, cause), cause);
 		this.results = Collections.unmodifiableList(new ArrayList<>(results));
+	}
+
+	private static String describe(List<@Nullable AcquireResult> results, RuntimeException cause) {
+		Assert.notNull(results, "'results' must not be null");
+		return "Answered " + results.stream().filter((result) -> result != null).count() + " of " + results.size()
+				+ " claims, the others failed: " + cause;
 	}
 
 	/**

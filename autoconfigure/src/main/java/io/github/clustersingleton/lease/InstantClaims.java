@@ -260,16 +260,22 @@ final class InstantClaims {
 				jobs = Map.of();
 			}
 			Set<String> held = heldHere();
+			// every request is made before any claim is registered: nothing that can
+			// fail comes between a registration and the call that completes it
+			Map<String, LeaseRequest> joining = new TreeMap<>();
 			for (JobDefinition other : jobs.values()) {
 				if (!other.name().equals(job.name()) && joins(other, slot, held)) {
-					CompletableFuture<@Nullable AheadClaim> future = new CompletableFuture<>();
-					if (this.claims.putIfAbsent(other.name(), new Pending(slot, future)) == null) {
-						pending.put(other.name(), future);
-						requests.put(other.name(),
-								ClusterSingletonExecutor.requestFor(other, slot, RunTrigger.SCHEDULED, this.settings));
-					}
+					joining.put(other.name(),
+							ClusterSingletonExecutor.requestFor(other, slot, RunTrigger.SCHEDULED, this.settings));
 				}
 			}
+			joining.forEach((name, request) -> {
+				CompletableFuture<@Nullable AheadClaim> future = new CompletableFuture<>();
+				if (this.claims.putIfAbsent(name, new Pending(slot, future)) == null) {
+					pending.put(name, future);
+					requests.put(name, request);
+				}
+			});
 		}
 		if (pending.isEmpty()) {
 			return null;
@@ -293,7 +299,12 @@ final class InstantClaims {
 							+ " together in the " + this.backend.id()
 							+ " lease store; their triggers ask by themselves: " + describeFailure(ex),
 					logger.isDebugEnabled() ? ex : null);
-			results = (ex.getResults().size() == sent.size()) ? ex.getResults() : null;
+			results = ex.getResults();
+			if (results.size() != sent.size()) {
+				logger.error("cluster-singleton: the " + this.backend.id() + " lease store answered " + results.size()
+						+ " of " + sent.size() + " claims sent together; each trigger asks by itself");
+				results = null;
+			}
 		}
 		catch (Throwable ex) {
 			rethrowIfFatal(ex);
@@ -344,15 +355,23 @@ final class InstantClaims {
 				future.complete(null);
 				continue;
 			}
-			AheadClaim claim = new AheadClaim(jobs.get(request.jobName()), request, result, requested, took,
-					this.settings.leaseTtl().toNanos());
-			if (this.state.isClosing() || !this.watchdog.holdAhead(claim)) {
+			JobDefinition claimed = jobs.get(request.jobName());
+			HeldLease lease = HeldLease.of(request, result.fencingToken());
+			try {
+				AheadClaim claim = new AheadClaim(claimed, request, result, requested, took,
+						this.settings.leaseTtl().toNanos());
+				if (!this.state.isClosing() && this.watchdog.holdAhead(claim)) {
+					future.complete(claim);
+					continue;
+				}
 				// the application closes: its triggers are skipped
-				this.delivery.releaseQuietly(claim.lease(), claim.job());
-				future.complete(null);
-				continue;
 			}
-			future.complete(claim);
+			catch (RuntimeException ex) {
+				logger.warn("cluster-singleton could not keep the lease of job '" + request.jobName()
+						+ "' for its trigger; it is given back and the trigger asks by itself", ex);
+			}
+			this.delivery.releaseQuietly(lease, claimed);
+			future.complete(null);
 		}
 		return ownClaim;
 	}

@@ -311,10 +311,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 						(connection, statements) -> statements.lease().claimTogether(connection, together));
 				for (int i = 0; i < together.size(); i++) {
 					AcquireResult result = answered.get(i);
-					LeaseRequest request = together.get(i);
-					results.add((result != null) ? result
-							: execute("read why the lease of job '" + request.jobName() + "' was not acquired",
-									(connection, statements) -> statements.lease().readOutcome(connection, request)));
+					results.add((result != null) ? result : whyNotAcquired(together.get(i)));
 				}
 				from = to;
 			}
@@ -329,6 +326,20 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			throw new PartialAcquisitionException(results, ex);
 		}
 		return List.copyOf(results);
+	}
+
+	/**
+	 * Read why a claim sent together found no row (the job's first insert was another
+	 * transaction's): it did not acquire the lease, whatever this read answers.
+	 */
+	private AcquireResult whyNotAcquired(LeaseRequest request) {
+		try {
+			return execute("read why the lease of job '" + request.jobName() + "' was not acquired",
+					(connection, statements) -> statements.lease().readOutcome(connection, request));
+		}
+		catch (RuntimeException ex) {
+			return AcquireResult.notAcquired(request, null, null);
+		}
 	}
 
 	/**

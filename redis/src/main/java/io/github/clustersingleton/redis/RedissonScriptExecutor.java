@@ -139,10 +139,15 @@ public class RedissonScriptExecutor implements RedisScriptExecutor {
 			}
 			catch (CompletionException | CancellationException ex) {
 				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				// a call that met NOSCRIPT (a restarted or flushed server) did not run:
-				// sent again by itself, which loads the script; the others ran or failed
-				answers.add(RedisErrors.isNoScript(cause) ? Answer.of(() -> execute(script, callKeys, callArgs))
-						: new Answer(null, (cause instanceof RuntimeException runtime) ? runtime : ex));
+				// a call that met NOSCRIPT itself (a restarted or flushed server) did not
+				// run: sent again by itself, which loads the script; a call failed with
+				// the
+				// batch's own failure may have run, and is left in doubt
+				boolean own = failure == null || (cause != failure && cause != failure.getCause())
+						|| String.valueOf(cause.getMessage()).contains(callKeys.get(0));
+				answers
+					.add((own && RedisErrors.isNoScript(cause)) ? Answer.of(() -> execute(script, callKeys, callArgs))
+							: new Answer(null, (cause instanceof RuntimeException runtime) ? runtime : ex));
 			}
 		}
 		return answers;

@@ -33,6 +33,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -70,6 +71,11 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 
 	/** Whether script calls can be sent together, once asked. */
 	private volatile @Nullable Boolean together;
+
+	private static final long TOGETHER_ASKED_AGAIN_AFTER_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	/** When (nano time) the server was last asked, for a failed question. */
+	private volatile long togetherAskedAt = System.nanoTime() - TOGETHER_ASKED_AGAIN_AFTER_NANOS;
 
 	@SuppressWarnings("rawtypes")
 	private final Map<RedisLeaseScript, RedisScript<List>> scripts = new EnumMap<>(RedisLeaseScript.class);
@@ -130,18 +136,36 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 	public boolean executesTogether() {
 		Boolean together = this.together;
 		if (together == null) {
+			long now = System.nanoTime();
+			if (now - this.togetherAskedAt < TOGETHER_ASKED_AGAIN_AFTER_NANOS) {
+				return false;
+			}
+			this.togetherAskedAt = now;
 			try {
-				together = LETTUCE_PRESENT && Boolean.TRUE.equals(this.template
-					.execute((RedisCallback<Boolean>) (connection) -> !(connection instanceof RedisClusterConnection)
+				together = LETTUCE_PRESENT && Boolean.TRUE
+					.equals(this.template.execute((RedisCallback<Boolean>) (connection) -> !isCluster(connection)
 							&& LettuceCalls.isLettuce(connection)));
 			}
 			catch (RuntimeException ex) {
-				// the server cannot be reached: asked again next time
+				// the server cannot be reached: asked again a minute later at the
+				// earliest, not on every trigger
 				return false;
 			}
 			this.together = together;
 		}
 		return together;
+	}
+
+	/**
+	 * Whether a connection the template hands out is a Redis Cluster connection, under
+	 * the template's own decorations.
+	 */
+	private static boolean isCluster(RedisConnection connection) {
+		RedisConnection unwrapped = connection;
+		for (int depth = 0; depth < 8 && unwrapped instanceof DecoratedRedisConnection decorated; depth++) {
+			unwrapped = decorated.getDelegate();
+		}
+		return unwrapped instanceof RedisClusterConnection;
 	}
 
 	/**
@@ -165,8 +189,8 @@ public class SpringDataRedisScriptExecutor implements RedisScriptExecutor {
 		byte[] replicaCount = Integer.toString(replicas).getBytes(StandardCharsets.UTF_8);
 		byte[] timeoutMillis = Long.toString(Math.max(1, timeout.toMillis())).getBytes(StandardCharsets.UTF_8);
 		Object[] waitReply = new Object[1];
-		if (Boolean.TRUE.equals(this.template
-			.execute((RedisCallback<Boolean>) (connection) -> connection instanceof RedisClusterConnection))) {
+		if (Boolean.TRUE
+			.equals(this.template.execute((RedisCallback<Boolean>) SpringDataRedisScriptExecutor::isCluster))) {
 			throw new UnsupportedOperationException("Spring Data Redis has no pipelines on a Redis Cluster "
 					+ "connection, so cluster-singleton cannot send WAIT after its scripts there "
 					+ "(cluster-singleton.redis.min-replicas): use a RedissonClient for a Redis Cluster");
