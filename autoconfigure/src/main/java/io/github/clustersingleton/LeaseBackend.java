@@ -142,13 +142,7 @@ public interface LeaseBackend {
 				results.add(tryAcquire(request));
 			}
 			catch (RuntimeException ex) {
-				if (results.isEmpty()) {
-					throw ex;
-				}
-				while (results.size() < requests.size()) {
-					results.add(null);
-				}
-				throw new PartialAcquisitionException(results, ex);
+				throw PartialAcquisitionException.after(results, requests.size(), ex);
 			}
 		}
 		return List.copyOf(results);

@@ -56,6 +56,26 @@ public class PartialAcquisitionException extends RuntimeException {
 	}
 
 	/**
+	 * Return what to throw when a store stopped answering claims sent one after another:
+	 * the failure itself when no claim was answered, else this exception with the answers
+	 * so far and no answer for the claims after them.
+	 * @param answered the answers so far, in the order of the requests
+	 * @param requests how many claims were asked for
+	 * @param cause the failure
+	 * @return the exception to throw
+	 */
+	public static RuntimeException after(List<@Nullable AcquireResult> answered, int requests, RuntimeException cause) {
+		if (answered.isEmpty()) {
+			return cause;
+		}
+		List<@Nullable AcquireResult> results = new ArrayList<>(answered);
+		while (results.size() < requests) {
+			results.add(null);
+		}
+		return new PartialAcquisitionException(results, cause);
+	}
+
+	/**
 	 * Return the answer of each claim, in the order of the requests.
 	 * @return the answers, {@code null} for a claim without an answer
 	 */

@@ -317,13 +317,7 @@ public class JdbcLeaseBackend implements LeaseBackend {
 			}
 		}
 		catch (RuntimeException ex) {
-			if (results.isEmpty()) {
-				throw ex;
-			}
-			while (results.size() < requests.size()) {
-				results.add(null);
-			}
-			throw new PartialAcquisitionException(results, ex);
+			throw PartialAcquisitionException.after(results, requests.size(), ex);
 		}
 		return List.copyOf(results);
 	}
