@@ -101,8 +101,7 @@ final class EngineComponents {
 				ticker);
 		this.monitor = new PendingWorkMonitor(backend, settings, clock, this.watchdog, this.ledger, this.state,
 				this.delivery, this.overdue, executors, runs);
-		this.instantClaims = new InstantClaims(backend, settings, this.state, this.watchdog, this.delivery, ticker,
-				this::claimsFirst);
+		this.instantClaims = new InstantClaims(backend, settings, this.state, this.watchdog, this.delivery, ticker);
 		this.controls = new JobControlMonitor(this, this.overrides);
 		this.monitor.setControlMonitor(this.controls);
 		this.claimer.setControlMonitor(this.controls);
@@ -134,26 +133,11 @@ final class EngineComponents {
 	boolean leftToPreferredNode(JobDefinition job, java.time.Instant slot) {
 		PreferredNodes preferredNodes = this.preferredNodes;
 		if (preferredNodes == null || this.state.leader() != null || !job.enabled() || this.state.isClosing()
-				|| !this.instantClaims.leaves(job, slot) || !preferredNodes.skips(job, slot)) {
+				|| !preferredNodes.skips(job, slot)) {
 			return false;
 		}
 		this.claimer.notPreferred(job, slot);
 		return true;
-	}
-
-	/**
-	 * Whether this node is the one that claims a job's cron slot at its fire time, where
-	 * the other nodes skip it: the leader in leader mode, the job's preferred node with
-	 * routing. Its claims of one instant may go to the store together
-	 * ({@link InstantClaims}).
-	 */
-	boolean claimsFirst(JobDefinition job, java.time.Instant slot) {
-		LeaderElection leader = this.state.leader();
-		if (leader != null) {
-			return leader.isLeader();
-		}
-		PreferredNodes preferredNodes = this.preferredNodes;
-		return preferredNodes != null && preferredNodes.preferredHere(job, slot);
 	}
 
 	/**

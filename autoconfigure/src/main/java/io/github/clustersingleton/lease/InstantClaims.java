@@ -26,7 +26,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiPredicate;
 
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClaimPolicy;
@@ -43,16 +42,13 @@ import static io.github.clustersingleton.lease.EngineSupport.describeFailure;
 import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
 
 /**
- * The claims of the cron slots of one instant in one call of
- * {@link LeaseBackend#tryAcquireAll}, on a node that claims those slots first (the leader
- * in leader mode, the jobs' preferred node with routing) and a store that sends such a
- * call together ({@link LeaseBackend#acquiresTogether()}): the first trigger of an
- * instant claims the slots of every job this node's scheduler has queued for it and that
- * this node claims first, and the other triggers of the instant take the leases it got
- * instead of asking the store. The watchdog renews a lease claimed this way until its
- * trigger takes it; a trigger that comes after the leader stepped down, or after the live
- * nodes changed and routing would leave its slot to another node, still runs its slot,
- * which this node holds.
+ * In leader mode, the leader's claims of the cron slots of one instant in one call of
+ * {@link LeaseBackend#tryAcquireAll}, for a store that sends such a call together
+ * ({@link LeaseBackend#acquiresTogether()}): the first trigger of an instant claims the
+ * slots of every job this node's scheduler has queued for it, and the other triggers of
+ * the instant take the leases it got instead of asking the store. The watchdog renews a
+ * lease claimed this way until its trigger takes it; a trigger that comes after the
+ * leader stepped down still runs its slot, which this node holds.
  * <p>
  * Only grants are kept: a trigger whose job's claim was refused, or whose call failed,
  * asks the store itself, as without this. Left out of the call: the triggering job's own
@@ -96,12 +92,6 @@ final class InstantClaims {
 	private final Ticker ticker;
 
 	/**
-	 * Whether this node claims a job's slot first: the leader, or the job's preferred
-	 * node.
-	 */
-	private final BiPredicate<JobDefinition, Instant> claimsFirst;
-
-	/**
 	 * The jobs whose cron triggers this node's scheduler queued, by fire time: the jobs
 	 * of an instant's call.
 	 */
@@ -122,15 +112,13 @@ final class InstantClaims {
 	private final Object lock = new Object();
 
 	InstantClaims(LeaseBackend backend, ClusterSingletonExecutor.Settings settings, EngineState state,
-			LeaseWatchdog watchdog, CompletionDelivery delivery, Ticker ticker,
-			BiPredicate<JobDefinition, Instant> claimsFirst) {
+			LeaseWatchdog watchdog, CompletionDelivery delivery, Ticker ticker) {
 		this.backend = backend;
 		this.settings = settings;
 		this.state = state;
 		this.watchdog = watchdog;
 		this.delivery = delivery;
 		this.ticker = ticker;
-		this.claimsFirst = claimsFirst;
 	}
 
 	/**
@@ -140,13 +128,13 @@ final class InstantClaims {
 	 */
 	void queued(JobDefinition job, Instant fireTime) {
 		giveBackBefore(job.name(), fireTime);
-		if (job.schedule() == null || !this.claimsFirst.test(job, fireTime) || !together()) {
+		LeaderElection leader = this.state.leader();
+		if (leader == null || !leader.isLeader() || job.schedule() == null || !together()) {
 			return;
 		}
 		Map<String, JobDefinition> jobs = this.queued.get(fireTime);
 		if (jobs == null) {
-			// the instants of a leader that stepped down, or of jobs whose triggers
-			// another node took over, that made no call
+			// the instants of a leader that stepped down, whose triggers made no call
 			this.queued.keySet().removeIf((queuedTime) -> queuedTime.isBefore(fireTime.minus(FORGOTTEN_AFTER)));
 			jobs = this.queued.computeIfAbsent(fireTime, (time) -> new ConcurrentHashMap<>());
 		}
@@ -224,7 +212,10 @@ final class InstantClaims {
 			}
 			else {
 				// this trigger claims by itself: no call of the instant may claim for it
-				leaveOut(job.name(), slot);
+				Map<String, JobDefinition> jobs = this.queued.get(slot);
+				if (jobs != null) {
+					jobs.remove(job.name());
+				}
 				return null;
 			}
 		}
@@ -242,38 +233,8 @@ final class InstantClaims {
 	}
 
 	/**
-	 * Whether routing may leave this trigger to another node: no call claimed its slot
-	 * here (the live nodes changed since the call, or since its fire time was queued). A
-	 * trigger left to another node is left out of every later call of its instant.
-	 * @param job the job
-	 * @param slot the trigger's slot
-	 * @return {@code false} when this node holds, or is claiming, the job's lease for the
-	 * slot or an earlier one: the trigger must {@link #take} it
-	 */
-	boolean leaves(JobDefinition job, Instant slot) {
-		synchronized (this.lock) {
-			Pending pending = this.claims.get(job.name());
-			if (pending != null && !pending.slot().isAfter(slot)) {
-				return false;
-			}
-			leaveOut(job.name(), slot);
-			return true;
-		}
-	}
-
-	/**
-	 * Leave a job's trigger out of its instant's call; under the lock.
-	 */
-	private void leaveOut(String jobName, Instant slot) {
-		Map<String, JobDefinition> jobs = this.queued.get(slot);
-		if (jobs != null) {
-			jobs.remove(jobName);
-		}
-	}
-
-	/**
-	 * Claim, for the first trigger of an instant on a node that claims first, the slots
-	 * of every job queued for that instant, this trigger's included, in one call.
+	 * Claim, for the first trigger of an instant on the leader, the slots of every job
+	 * queued for that instant, this trigger's included, in one call.
 	 * @param job the triggering job
 	 * @param own the trigger's own request
 	 * @param trigger why the trigger runs
@@ -283,7 +244,8 @@ final class InstantClaims {
 	 */
 	@Nullable OwnClaim claimInstant(JobDefinition job, LeaseRequest own, RunTrigger trigger, long requested) {
 		Instant slot = own.slot();
-		if (slot == null || trigger != RunTrigger.SCHEDULED || own.recovery() || this.queued.isEmpty() || !together()) {
+		LeaderElection leader = this.state.leader();
+		if (slot == null || trigger != RunTrigger.SCHEDULED || own.recovery() || leader == null || !together()) {
 			return null;
 		}
 		// in name order, so that two calls of one instant (a leader that does not know
@@ -294,7 +256,7 @@ final class InstantClaims {
 		synchronized (this.lock) {
 			jobs = this.queued.remove(slot);
 			forgetBefore(slot);
-			if (jobs == null) {
+			if (jobs == null || !leader.isLeader()) {
 				jobs = Map.of();
 			}
 			Set<String> held = heldHere();
@@ -302,11 +264,7 @@ final class InstantClaims {
 			// fail comes between a registration and the call that completes it
 			Map<String, LeaseRequest> joining = new TreeMap<>();
 			for (JobDefinition other : jobs.values()) {
-				// still this node's to claim: the leader that stepped down, or the live
-				// nodes that changed since the fire time was queued, leave it to its
-				// trigger
-				if (!other.name().equals(job.name()) && joins(other, slot, held)
-						&& this.claimsFirst.test(other, slot)) {
+				if (!other.name().equals(job.name()) && joins(other, slot, held)) {
 					joining.put(other.name(),
 							ClusterSingletonExecutor.requestFor(other, slot, RunTrigger.SCHEDULED, this.settings));
 				}

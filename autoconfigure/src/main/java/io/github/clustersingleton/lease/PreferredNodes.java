@@ -203,38 +203,10 @@ final class PreferredNodes {
 	}
 
 	/**
-	 * Whether this node is the job's preferred node for the slot, as its trigger will
-	 * find it if the live nodes do not change: routing has started, the slot is routed
-	 * and the job goes to this node. Such a node claims the slot at its fire time, and
-	 * may claim it with the instant's other jobs it is preferred for
-	 * ({@link InstantClaims}).
-	 * @param job the job
-	 * @param slot the slot
-	 * @return whether this node claims the slot first
-	 */
-	boolean preferredHere(JobDefinition job, Instant slot) {
-		if (this.background == null) {
-			return false;
-		}
-		List<String> owners = this.live;
-		int preferred = routedTo(job, slot, owners);
-		return preferred >= 0 && owners.get(preferred).equals(this.owner);
-	}
-
-	/**
 	 * The index in {@code owners} of the job's preferred node when the slot is routed and
 	 * that node is another one; otherwise -1.
 	 */
 	private int preferredElsewhere(JobDefinition job, Instant slot, List<String> owners) {
-		int preferred = routedTo(job, slot, owners);
-		return (preferred < 0 || owners.get(preferred).equals(this.owner)) ? -1 : preferred;
-	}
-
-	/**
-	 * The index in {@code owners} of the job's preferred node when the slot is routed;
-	 * otherwise -1.
-	 */
-	private int routedTo(JobDefinition job, Instant slot, List<String> owners) {
 		CronSlotSchedule schedule = job.schedule();
 		if (schedule == null) {
 			return -1;
@@ -250,7 +222,8 @@ final class PreferredNodes {
 			// next slot before the sweep claims this one, which the store then refuses
 			return -1;
 		}
-		return preferredIndex(owners, job.name());
+		int preferred = preferredIndex(owners, job.name());
+		return (preferred < 0 || owners.get(preferred).equals(this.owner)) ? -1 : preferred;
 	}
 
 	/**

@@ -22,7 +22,9 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -32,11 +34,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseLostException;
 import io.github.clustersingleton.LeaseRequest;
+import io.github.clustersingleton.PartialAcquisitionException;
 import io.github.clustersingleton.MisfirePolicy;
 import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.RunRecord;
@@ -207,7 +211,7 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void theLeaderClaimsTheCronSlotsOfAnInstantInOneCallAndItsOtherTriggersTakeTheirLeases() throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
 		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
 		JobDefinition second = cronJob("second", JobPolicies.DEFAULT);
@@ -244,7 +248,7 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void aTriggerWhoseClaimIsUnderWayWaitsForItAndAReactiveRunTakesItsClaim() throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		CountDownLatch answer = new CountDownLatch(1);
 		calls.beforeTogether = () -> answer.await(10, TimeUnit.SECONDS);
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
@@ -287,7 +291,7 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void aLeaseClaimedAheadIsRenewedUntilItsTriggerTakesItAndRunsThereAfterLeadershipMoved() throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
 		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
 		JobDefinition late = cronJob("late", JobPolicies.DEFAULT);
@@ -313,7 +317,7 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void aLeaseClaimedAheadWhoseTriggerNeverCameIsGivenBackAtTheJobsNextTrigger() throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
 		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
 		JobDefinition moved = cronJob("moved", JobPolicies.DEFAULT);
@@ -332,7 +336,7 @@ class InMemoryEngineVirtualTimeTests {
 	@Test
 	void aFireTimeDroppedByANewScheduleIsLeftOutOfItsInstantsCallOrItsLeaseGivenBackWhenTheNextIsQueued()
 			throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
 		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
 		JobDefinition retired = cronJob("retired", JobPolicies.DEFAULT);
@@ -360,7 +364,7 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void aJobsNextFireTimeQueuedBeforeItsRunStartsKeepsTheClaimOfTheCurrentOne() throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
 		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
 		JobDefinition next = cronJob("next", JobPolicies.DEFAULT);
@@ -380,7 +384,7 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void aClaimThatFailsInTheInstantsCallIsAskedAgainByItsTriggerAndTheOthersKeepTheirGrants() throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		calls.failing.add("broken");
 		ClusterSingletonExecutor leader = leaderTogetherWith(calls);
 		List<String> ran = new CopyOnWriteArrayList<>();
@@ -397,9 +401,9 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void aClosingLeaderGivesBackTheLeasesItClaimedAheadThatNoTriggerTook() throws Throwable {
-		ClaimCalls calls = new ClaimCalls();
+		Calls calls = new Calls();
 		ManualClusterSingletonEngine leaderNode = node(
-				this.engine.anotherNode("node-c").backendDecorator(calls::together));
+				this.engine.anotherNode("node-c").backendDecorator((real) -> together(real, calls)));
 		ClusterSingletonExecutor leader = electOver(leaderNode.executor(), this.node);
 		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
 		JobDefinition untaken = cronJob("untaken", JobPolicies.DEFAULT);
@@ -437,9 +441,9 @@ class InMemoryEngineVirtualTimeTests {
 	 * A node whose store says it claims together, counting its claims, elected leader
 	 * over this node.
 	 */
-	private ClusterSingletonExecutor leaderTogetherWith(ClaimCalls calls) {
+	private ClusterSingletonExecutor leaderTogetherWith(Calls calls) {
 		ManualClusterSingletonEngine leaderNode = node(
-				this.engine.anotherNode("node-c").backendDecorator(calls::together));
+				this.engine.anotherNode("node-c").backendDecorator((real) -> together(real, calls)));
 		return electOver(leaderNode.executor(), this.node);
 	}
 
@@ -452,6 +456,66 @@ class InMemoryEngineVirtualTimeTests {
 		this.engine.runDueTasks();
 		assertThat(won.isLeader()).isTrue();
 		return winner;
+	}
+
+	/**
+	 * A store that sends its claims together, as PostgreSQL and Redis do, and counts
+	 * them.
+	 */
+	private static LeaseBackend together(LeaseBackend real, Calls calls) {
+		return (LeaseBackend) java.lang.reflect.Proxy.newProxyInstance(LeaseBackend.class.getClassLoader(),
+				new Class<?>[] { LeaseBackend.class }, (proxy, method, args) -> {
+					switch (method.getName()) {
+						case "acquiresTogether" -> {
+							return true;
+						}
+						case "tryAcquire" -> {
+							LeaseRequest request = (LeaseRequest) args[0];
+							if (!request.jobName().equals("leader")) {
+								calls.single.add(request.jobName());
+							}
+						}
+						case "tryAcquireAll" -> {
+							@SuppressWarnings("unchecked")
+							List<LeaseRequest> requests = (List<LeaseRequest>) args[0];
+							calls.together.add(requests.stream().map(LeaseRequest::jobName).toList());
+							calls.beforeTogether.call();
+							if (requests.stream().anyMatch((request) -> calls.failing.contains(request.jobName()))) {
+								// the failing claims never reach the store, the others do
+								List<@Nullable AcquireResult> results = new ArrayList<>();
+								for (LeaseRequest request : requests) {
+									results.add(calls.failing.contains(request.jobName()) ? null
+											: real.tryAcquire(request));
+								}
+								throw new PartialAcquisitionException(results,
+										new IllegalStateException("WRONGTYPE (simulated)"));
+							}
+						}
+						default -> {
+						}
+					}
+					try {
+						return method.invoke(real, args);
+					}
+					catch (java.lang.reflect.InvocationTargetException ex) {
+						throw ex.getTargetException();
+					}
+				});
+	}
+
+	/**
+	 * The claims a store was asked for: one by one, and together.
+	 */
+	private static final class Calls {
+
+		final List<String> single = new CopyOnWriteArrayList<>();
+
+		final List<List<String>> together = new CopyOnWriteArrayList<>();
+
+		volatile Callable<?> beforeTogether = () -> null;
+
+		final Set<String> failing = ConcurrentHashMap.newKeySet();
+
 	}
 
 	/**

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -502,108 +501,6 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		Map<String, Long> perNode = this.ran.stream().collect(Collectors.groupingBy(Ran::node, Collectors.counting()));
 		assertThat(this.ran).hasSize(JOBS);
 		assertThat(perNode).as("runs per node").containsEntry("node-a", (long) JOBS / 2);
-	}
-
-	@Test
-	void eachPreferredNodeClaimsItsSlotsOfAnInstantInOneCallWhereTheStoreSendsClaimsTogether() throws Throwable {
-		Map<String, ClaimCalls> calls = new LinkedHashMap<>();
-		Map<String, ClusterSingletonExecutor> nodes = togetherNodes(calls, "node-b", "node-c", "node-d");
-		this.engine.runDueTasks();
-		toNextMinute();
-		queue(nodes.values(), this.clock.instant());
-		for (JobDefinition job : this.jobs) {
-			for (Map.Entry<String, ClusterSingletonExecutor> node : nodes.entrySet()) {
-				node.getValue().execute(job, true, body(node.getKey()));
-			}
-		}
-		assertThat(this.ran).hasSize(JOBS);
-		assertThat(this.ran).extracting(Ran::job).doesNotHaveDuplicates();
-		Map<String, List<String>> ranOn = this.ran.stream()
-			.collect(Collectors.groupingBy(Ran::node, Collectors.mapping(Ran::job, Collectors.toList())));
-		assertThat(ranOn).containsOnlyKeys(nodes.keySet());
-		calls.forEach((node, nodeCalls) -> {
-			// one call, with the node's own slots and only those; nothing one by one
-			assertThat(nodeCalls.together).as(node)
-				.singleElement()
-				.satisfies((call) -> assertThat(call).hasSize(JOBS / 3)
-					.containsExactlyInAnyOrderElementsOf(ranOn.get(node)));
-			assertThat(nodeCalls.single).as(node).isEmpty();
-		});
-		// the sweeps find every slot claimed
-		this.engine.advance(SWEEP_DELAY.multipliedBy(3));
-		assertThat(this.ran).hasSize(JOBS);
-		assertThat(calls.values()).allSatisfy((nodeCalls) -> assertThat(nodeCalls.single).isEmpty());
-	}
-
-	@Test
-	void aSlotClaimedWithItsInstantRunsOnItsNodeWhenAnotherNodeJoinsBeforeItsTrigger() throws Throwable {
-		Map<String, ClaimCalls> calls = new LinkedHashMap<>();
-		Map<String, ClusterSingletonExecutor> nodes = togetherNodes(calls, "node-b", "node-c", "node-d");
-		ClusterSingletonExecutor b = nodes.get("node-b");
-		this.engine.runDueTasks();
-		toNextMinute();
-		Instant slot = this.clock.instant();
-		queue(nodes.values(), slot);
-		// node-b's first trigger of the instant claims its slots
-		for (JobDefinition job : this.jobs) {
-			if (b.execute(job, true, body("node-b"))) {
-				break;
-			}
-		}
-		List<String> claimedByB = calls.get("node-b").together.get(0);
-		// a fourth node joins, and node-b learns of it before its other triggers run
-		nodes.putAll(togetherNodes(calls, "node-e"));
-		this.engine.advance(TTL.dividedBy(3).plusMillis(10));
-		assertThat(this.clock.instant()).isBefore(slot.plus(SWEEP_DELAY.multipliedBy(5)));
-		List<String> movedAway = this.jobs.stream()
-			.filter((job) -> claimedByB.contains(job.name()) && b.defersTrigger(job, slot))
-			.map(JobDefinition::name)
-			.toList();
-		assertThat(movedAway).as("node-b's claimed slots that routing now leaves to another node").isNotEmpty();
-		for (JobDefinition job : this.jobs) {
-			for (Map.Entry<String, ClusterSingletonExecutor> node : nodes.entrySet()) {
-				node.getValue().execute(job, true, body(node.getKey()));
-			}
-		}
-		this.engine.advance(SWEEP_DELAY.multipliedBy(3));
-		// each slot ran once, and the slots node-b claimed ran there, for that slot
-		assertThat(this.ran).hasSize(JOBS);
-		assertThat(this.ran).extracting(Ran::job).doesNotHaveDuplicates();
-		assertThat(this.ran).allSatisfy((run) -> assertThat(run.slot()).isEqualTo(slot));
-		assertThat(this.ran).filteredOn((run) -> claimedByB.contains(run.job()))
-			.extracting(Ran::node)
-			.hasSize(claimedByB.size())
-			.containsOnly("node-b");
-	}
-
-	/**
-	 * Routed nodes whose store sends claims together.
-	 */
-	private Map<String, ClusterSingletonExecutor> togetherNodes(Map<String, ClaimCalls> calls, String... owners) {
-		Map<String, ClusterSingletonExecutor> nodes = new LinkedHashMap<>();
-		for (String owner : owners) {
-			ClaimCalls nodeCalls = new ClaimCalls();
-			calls.put(owner, nodeCalls);
-			ManualClusterSingletonEngine other = this.engine.anotherNode(owner)
-				.listener(listener(owner))
-				.backendDecorator(nodeCalls::together)
-				.build();
-			this.others.add(other);
-			nodes.put(owner, routed(other.executor(), owner));
-		}
-		return nodes;
-	}
-
-	/**
-	 * Queue every job's trigger for the slot on each node, as the scheduler does when it
-	 * asks for the next fire time after the previous run.
-	 */
-	private void queue(Iterable<ClusterSingletonExecutor> nodes, Instant slot) {
-		for (ClusterSingletonExecutor node : nodes) {
-			for (JobDefinition job : this.jobs) {
-				node.defersTrigger(job, slot);
-			}
-		}
 	}
 
 	private ClusterSingletonExecutor routed(ClusterSingletonExecutor executor, String node) {
