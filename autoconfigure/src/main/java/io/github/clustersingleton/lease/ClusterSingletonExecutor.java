@@ -319,6 +319,8 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	public boolean execute(JobDefinition definition, @Nullable Instant slot, RunTrigger trigger, Invocation invocation)
 			throws Throwable {
 		JobDefinition job = this.engine.overrides.apply(definition);
+		// the end of the job's last run here, if it waits, reaches the store first
+		this.engine.settleBehind.settled(job.name());
 		InstantClaims.AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED)
 				? this.engine.instantClaims.take(job, slot) : null;
 		if (ahead != null) {
@@ -431,6 +433,20 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 				observed);
 		if (outcome == null) {
 			return false;
+		}
+		if (this.engine.settleBehind.takes(slot, trigger)) {
+			// the leader's thread goes on to its next job; what the body threw is all
+			// the caller needs
+			GuardedRun.Outcome ran = outcome;
+			EngineSupport.notify(observed::leave);
+			this.engine.settleBehind.settle(job.name(), () -> {
+				GuardedRun.Outcome settled = this.engine.guardedRun.settle(job, lease, ran, job.lockAtLeastFor(), true);
+				EngineSupport.notify(() -> observed.stop(settled.outcome().tag(), settled.failure()));
+			});
+			if (outcome.failure() != null) {
+				throw outcome.failure();
+			}
+			return true;
 		}
 		GuardedRun.Outcome settled = this.engine.guardedRun.settle(job, lease, outcome, job.lockAtLeastFor(), true);
 		EngineSupport.notify(() -> observed.stop(settled.outcome().tag(), settled.failure()));

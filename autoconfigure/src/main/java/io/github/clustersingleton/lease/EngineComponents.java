@@ -67,6 +67,8 @@ final class EngineComponents {
 
 	final InstantClaims instantClaims;
 
+	final SettleBehind settleBehind;
+
 	/**
 	 * How long after its fire time a node that is not the leader starts, in leader mode,
 	 * a cron trigger it will skip: behind the leader's claims of the same instant, which
@@ -102,6 +104,7 @@ final class EngineComponents {
 		this.monitor = new PendingWorkMonitor(backend, settings, clock, this.watchdog, this.ledger, this.state,
 				this.delivery, this.overdue, executors, runs);
 		this.instantClaims = new InstantClaims(backend, settings, this.state, this.watchdog, this.delivery, ticker);
+		this.settleBehind = new SettleBehind(this.state, executors);
 		this.controls = new JobControlMonitor(this, this.overrides);
 		this.monitor.setControlMonitor(this.controls);
 		this.claimer.setControlMonitor(this.controls);

@@ -55,6 +55,8 @@ final class EngineShutdown {
 			// the other nodes stop leaving jobs to this one at their next heartbeat
 			preferredNodes.leave();
 		}
+		// the ends of the leader's runs settled behind them, not settled yet
+		engine.settleBehind.settleAll();
 		long deadline = ticker.nanoTime() + ActiveRun.saturatedNanos(gracePeriod);
 		while (!state.running().isEmpty() && deadline - ticker.nanoTime() > 0) {
 			try {
@@ -69,6 +71,7 @@ final class EngineShutdown {
 			logger.warn("cluster-singleton is shutting down while " + state.running().size()
 					+ " job(s) still run; their leases are no longer renewed");
 		}
+		engine.settleBehind.close();
 		engine.delivery.drain(deadline);
 		engine.watchdog.close();
 		engine.monitor.shutdown();

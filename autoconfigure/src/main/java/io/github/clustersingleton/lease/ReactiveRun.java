@@ -151,6 +151,8 @@ public final class ReactiveRun {
 	 */
 	static @Nullable ReactiveRun start(EngineComponents engine, JobDefinition job, @Nullable Instant slot,
 			RunTrigger trigger) {
+		// the end of the job's last run here, if it waits, reaches the store first
+		engine.settleBehind.settled(job.name());
 		InstantClaims.AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED)
 				? engine.instantClaims.take(job, slot) : null;
 		if (ahead != null && (engine.state.isClosing() || !job.enabled())) {

@@ -83,6 +83,8 @@ public class ObservationRunObserver implements RunObserver {
 
 		private final Observation.@Nullable Scope scope;
 
+		private boolean left;
+
 		private final ClusterSingletonObservationContext context;
 
 		ObservedRun(Observation observation, Observation.@Nullable Scope scope,
@@ -98,11 +100,17 @@ public class ObservationRunObserver implements RunObserver {
 		}
 
 		@Override
+		public void leave() {
+			if (this.scope != null && !this.left) {
+				this.left = true;
+				this.scope.close();
+			}
+		}
+
+		@Override
 		public void stop(String outcome, @Nullable Throwable error) {
 			try {
-				if (this.scope != null) {
-					this.scope.close();
-				}
+				leave();
 			}
 			finally {
 				this.context.setOutcome(outcome);

@@ -418,6 +418,75 @@ class InMemoryEngineVirtualTimeTests {
 		assertThat(leader.execute(untaken, minute(1), RunTrigger.SCHEDULED, () -> null)).isFalse();
 	}
 
+	@Test
+	void theLeaderSettlesTheEndsOfItsScheduledRunsBehindThem() throws Throwable {
+		electThisNodeOver(node("node-b").executor());
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition second = cronJob("second", JobPolicies.DEFAULT);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		assertThat(this.node.execute(first, minute(1), RunTrigger.SCHEDULED, () -> ran.add("first"))).isTrue();
+		assertThat(this.node.execute(second, minute(1), RunTrigger.SCHEDULED, () -> ran.add("second"))).isTrue();
+		// both runs returned before their leases were given back and their ends told
+		assertThat(ran).containsExactly("first", "second");
+		assertThat(heldFor("first")).isEqualTo("node-a");
+		assertThat(heldFor("second")).isEqualTo("node-a");
+		assertThat(this.listener.outcomes).isEmpty();
+		// the settling thread gives them back, records their ends and tells the listener
+		this.engine.runDueTasks();
+		assertThat(heldFor("first")).isNull();
+		assertThat(heldFor("second")).isNull();
+		assertThat(this.listener.outcomes).containsExactly(RunOutcome.SUCCESS, RunOutcome.SUCCESS);
+		assertThat(this.node.runLedger().history("first", 10)).extracting(RunRecord::state)
+			.containsExactly(RunState.SUCCEEDED);
+		// direct calls settle on the caller's thread, as without leader mode
+		assertThat(this.node.execute(cronJob("direct", JobPolicies.DEFAULT), (Instant) null, () -> null)).isTrue();
+		assertThat(heldFor("direct")).isNull();
+	}
+
+	@Test
+	void aJobsNextTriggerOnTheLeaderSettlesTheEndOfItsLastRunBeforeItClaims() throws Throwable {
+		electThisNodeOver(node("node-b").executor());
+		JobDefinition job = cronJob("every-minute", JobPolicies.DEFAULT);
+		List<Instant> ran = new CopyOnWriteArrayList<>();
+		assertThat(this.node.execute(job, minute(1), RunTrigger.SCHEDULED, () -> ran.add(minute(1)))).isTrue();
+		assertThat(heldFor("every-minute")).isEqualTo("node-a");
+		// the settling thread has not come to it: the next trigger settles it itself
+		// rather than be refused by the run's own lease
+		assertThat(this.node.execute(job, minute(2), RunTrigger.SCHEDULED, () -> ran.add(minute(2)))).isTrue();
+		assertThat(ran).containsExactly(minute(1), minute(2));
+		assertThat(this.listener.outcomes).containsExactly(RunOutcome.SUCCESS);
+		this.engine.runDueTasks();
+		assertThat(this.listener.outcomes).containsExactly(RunOutcome.SUCCESS, RunOutcome.SUCCESS);
+		assertThat(this.node.runLedger().history("every-minute", 10)).hasSize(2)
+			.extracting(RunRecord::state)
+			.containsOnly(RunState.SUCCEEDED);
+	}
+
+	@Test
+	void aLeaderShuttingDownSettlesTheEndsThatWait() throws Throwable {
+		electThisNodeOver(node("node-b").executor());
+		JobDefinition job = cronJob("last", JobPolicies.DEFAULT);
+		assertThat(this.node.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		assertThat(heldFor("last")).isEqualTo("node-a");
+		this.node.shutdown(Duration.ZERO);
+		assertThat(heldFor("last")).isNull();
+		assertThat(this.listener.outcomes).containsExactly(RunOutcome.SUCCESS);
+		assertThat(this.engine.store().describe("last")).get()
+			.extracting(io.github.clustersingleton.LeaseInfo::lastSlot)
+			.isEqualTo(minute(1));
+	}
+
+	/**
+	 * Who holds the job's lease now, or {@code null}.
+	 */
+	private @Nullable String heldFor(String jobName) {
+		return this.engine.store()
+			.describe(jobName)
+			.filter(io.github.clustersingleton.LeaseInfo::live)
+			.map(io.github.clustersingleton.LeaseInfo::holder)
+			.orElse(null);
+	}
+
 	/**
 	 * A scheduled trigger of the job on another thread, which notes the job's name when
 	 * it runs.
