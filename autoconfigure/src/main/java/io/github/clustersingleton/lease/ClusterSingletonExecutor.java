@@ -435,14 +435,14 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 			return false;
 		}
 		if (this.engine.settleBehind.takes(slot, trigger)) {
-			// the leader's thread goes on to its next job; what the body threw is all
-			// the caller needs
+			// the leader's thread goes on to its next job: the observation ends here,
+			// with the run's own outcome, and the lease stays renewed until its release
+			EngineSupport.notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
 			GuardedRun.Outcome ran = outcome;
-			EngineSupport.notify(observed::leave);
-			this.engine.settleBehind.settle(job.name(), () -> {
-				GuardedRun.Outcome settled = this.engine.guardedRun.settle(job, lease, ran, job.lockAtLeastFor(), true);
-				EngineSupport.notify(() -> observed.stop(settled.outcome().tag(), settled.failure()));
-			});
+			InstantClaims.AheadClaim held = new InstantClaims.AheadClaim(job, request, result, outcome.validFrom(), 0,
+					this.engine.settings.leaseTtl().toNanos());
+			this.engine.settleBehind.settle(held, (delivered) -> this.engine.guardedRun.settle(job, lease, ran,
+					job.lockAtLeastFor(), true, delivered));
 			if (outcome.failure() != null) {
 				throw outcome.failure();
 			}

@@ -71,7 +71,7 @@ final class EngineShutdown {
 			logger.warn("cluster-singleton is shutting down while " + state.running().size()
 					+ " job(s) still run; their leases are no longer renewed");
 		}
-		engine.settleBehind.close();
+		engine.settleBehind.settleAll();
 		engine.delivery.drain(deadline);
 		engine.watchdog.close();
 		engine.monitor.shutdown();

@@ -198,8 +198,21 @@ final class GuardedRun {
 	 * @return the outcome as finally recorded
 	 */
 	Outcome settle(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor, boolean deliver) {
+		return settle(job, lease, outcome, lockAtLeastFor, deliver, null);
+	}
+
+	/**
+	 * End a run that {@link #run} made, as
+	 * {@link #settle(JobDefinition, HeldLease, Outcome, Duration, boolean)} does, and
+	 * call {@code delivered} as soon as the store has answered for the lease, before the
+	 * run ledger and the listener hear of the end: the run no longer counts as running
+	 * here from then on.
+	 * @return the outcome as finally recorded
+	 */
+	Outcome settle(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor, boolean deliver,
+			@Nullable Runnable delivered) {
 		try {
-			return deliverAndRecord(job, lease, outcome, lockAtLeastFor, deliver);
+			return deliverAndRecord(job, lease, outcome, lockAtLeastFor, deliver, delivered);
 		}
 		finally {
 			this.state.running().remove(outcome.run());
@@ -207,7 +220,7 @@ final class GuardedRun {
 	}
 
 	private Outcome deliverAndRecord(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
-			boolean deliver) {
+			boolean deliver, @Nullable Runnable delivered) {
 		RunCompletion completion = completion(job, lease.slot(), outcome);
 		RunState tentative = stateOf(outcome.outcome());
 		String error = (outcome.failure() != null) ? outcome.failure().toString() : null;
@@ -220,6 +233,10 @@ final class GuardedRun {
 				result = RunOutcome.LEASE_LOST;
 				finished = outcome.record().finish(RunState.LOST, finished.finishedAt(), null);
 			}
+		}
+		if (delivered != null) {
+			this.state.running().remove(outcome.run());
+			delivered.run();
 		}
 		this.ledger.record(finished);
 		this.overdue.noteFinished(finished);

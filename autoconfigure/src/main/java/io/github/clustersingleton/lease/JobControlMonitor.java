@@ -189,6 +189,8 @@ final class JobControlMonitor {
 
 	private void runNow(RegisteredJob registered, JobControls controls, ManualRun request) {
 		JobDefinition job = registered.job();
+		// the end of the job's last run here, if it waits, reaches the store first
+		this.engine.settleBehind.settled(job.name());
 		if (this.engine.watchdog.heldJobs().contains(job.name()) || this.engine.delivery.endingHere(job.name())) {
 			// a run of the job is under way here: the request waits for the next period
 			return;

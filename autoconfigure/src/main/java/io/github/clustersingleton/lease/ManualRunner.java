@@ -68,8 +68,6 @@ final class ManualRunner {
 		if (this.engine.claimer.skippedLocally(job, null)) {
 			return false;
 		}
-		// the end of the job's last run here, if it waits, reaches the store first
-		this.engine.settleBehind.settled(job.name());
 		ClusterSingletonExecutor.Settings settings = this.engine.settings;
 		if (!stillPending(controls, job, request)) {
 			// another node ran it, or is running it, since this node's view was read: a

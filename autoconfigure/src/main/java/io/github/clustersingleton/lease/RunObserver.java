@@ -88,14 +88,6 @@ public interface RunObserver {
 		}
 
 		/**
-		 * Called on the run's thread when the run's end is settled on another thread
-		 * ({@link #stop} comes from there): leave what was opened on this thread for the
-		 * run.
-		 */
-		default void leave() {
-		}
-
-		/**
 		 * Called exactly once when the trigger ends.
 		 * @param outcome {@code held}, {@code slot-done} or {@code error} for a trigger
 		 * that did not get the lease (the {@code cluster.singleton.acquire} outcomes);

@@ -20,9 +20,9 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.github.clustersingleton.RunTrigger;
 import org.apache.commons.logging.Log;
@@ -34,14 +34,16 @@ import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
 /**
  * The ends of the leader's scheduled runs, settled behind them: in leader mode one node
  * runs every job, on its scheduler's threads, and the release of each run's lease with
- * the record of its end (a store round trip, {@link GuardedRun#settle}) is made on a
- * thread of its own, so that the scheduler's thread goes on to the instant's next job.
+ * the record of its end (a store round trip, {@link GuardedRun#settle}) is made on the
+ * completion thread ({@link CompletionDelivery#executor()}), so that the scheduler's
+ * thread goes on to the instant's next job.
  * <p>
- * A run's end is settled once, by whoever comes first: the settling thread, the job's
- * next trigger on this node (which settles it itself before it claims, rather than be
- * refused by its own lease), or the shutdown. Until then the run stays among the running
- * ones, so that this node does not take it up again, and the shutdown waits for it as for
- * a run.
+ * Until the store has answered for it, an end that waits keeps its lease renewed by the
+ * watchdog, as a run does, and the run counts as running here, so that neither this node
+ * nor another takes it up again. The store's part of an end is done once, by whoever
+ * comes first: the completion thread, the job's next claim on this node (which settles it
+ * itself rather than be refused by its own lease), or the shutdown. What follows it (the
+ * run ledger, the listener) is done by the same thread, after the others stopped waiting.
  *
  * @author cluster-singleton contributors
  */
@@ -54,16 +56,17 @@ final class SettleBehind {
 
 	private final EngineState state;
 
-	private final EngineExecutors executors;
+	private final LeaseWatchdog watchdog;
+
+	private final CompletionDelivery delivery;
 
 	/** The ends not settled yet, by job: one per job, the last run's. */
 	private final Map<String, End> ends = new ConcurrentHashMap<>();
 
-	private @Nullable ExecutorService settling;
-
-	SettleBehind(EngineState state, EngineExecutors executors) {
+	SettleBehind(EngineState state, LeaseWatchdog watchdog, CompletionDelivery delivery) {
 		this.state = state;
-		this.executors = executors;
+		this.watchdog = watchdog;
+		this.delivery = delivery;
 	}
 
 	/**
@@ -80,23 +83,26 @@ final class SettleBehind {
 
 	/**
 	 * Settle a run's end behind it.
-	 * @param jobName the run's job
-	 * @param settle what settles it
+	 * @param held the run's lease, renewed by the watchdog until the store's part of the
+	 * end begins
+	 * @param settle what settles it, calling the given hook once the store answered for
+	 * the lease
 	 */
-	void settle(String jobName, Runnable settle) {
-		End end = new End(jobName, settle);
+	void settle(InstantClaims.AheadClaim held, Consumer<Runnable> settle) {
+		String jobName = held.job().name();
+		End end = new End(jobName, held, settle);
 		End earlier = this.ends.put(jobName, end);
 		if (earlier != null) {
 			// a run's end is settled before its job's next claim here: not expected
 			earlier.settleOnce();
 		}
-		if (this.state.isClosing()) {
+		if (this.state.isClosing() || !this.watchdog.holdAhead(held)) {
 			// the shutdown may have settled the others already
 			end.settleOnce();
 			return;
 		}
 		try {
-			settling().execute(end::settleOnce);
+			this.delivery.executor().execute(end::settleOnce);
 		}
 		catch (RejectedExecutionException ex) {
 			end.settleOnce();
@@ -104,8 +110,8 @@ final class SettleBehind {
 	}
 
 	/**
-	 * Settle the end of the job's last run here, if it waits, on this thread; or wait for
-	 * the thread settling it.
+	 * Settle the store's part of the end of the job's last run here, if it waits, on this
+	 * thread; or wait for the thread doing it.
 	 * @param jobName the job
 	 */
 	void settled(String jobName) {
@@ -116,34 +122,12 @@ final class SettleBehind {
 	}
 
 	/**
-	 * Settle every end that waits, on this thread: the node shuts down.
+	 * Settle every end that waits, on this thread: the node shuts down. An end whose run
+	 * returned is settled whatever the grace period: its lease is live, and a recovery
+	 * policy would otherwise have another node run its slot again.
 	 */
 	void settleAll() {
 		this.ends.values().forEach(End::settleOnce);
-	}
-
-	/**
-	 * Stop the settling thread once the ends handed to it are settled.
-	 */
-	void close() {
-		settleAll();
-		ExecutorService settling;
-		synchronized (this) {
-			settling = this.settling;
-			this.settling = null;
-		}
-		if (settling != null) {
-			settling.shutdown();
-		}
-	}
-
-	private synchronized ExecutorService settling() {
-		ExecutorService settling = this.settling;
-		if (settling == null) {
-			settling = this.executors.completionRetries();
-			this.settling = settling;
-		}
-		return settling;
 	}
 
 	/**
@@ -153,40 +137,56 @@ final class SettleBehind {
 
 		private final String jobName;
 
-		private final Runnable settle;
+		private final InstantClaims.AheadClaim held;
 
-		private final AtomicBoolean taken = new AtomicBoolean();
+		private final Consumer<Runnable> settle;
 
-		private final CountDownLatch done = new CountDownLatch(1);
+		private final AtomicReference<@Nullable Thread> taken = new AtomicReference<>();
 
-		End(String jobName, Runnable settle) {
+		private final CountDownLatch delivered = new CountDownLatch(1);
+
+		End(String jobName, InstantClaims.AheadClaim held, Consumer<Runnable> settle) {
 			this.jobName = jobName;
+			this.held = held;
 			this.settle = settle;
 		}
 
 		void settleOnce() {
-			if (!this.taken.compareAndSet(false, true)) {
-				awaitDone();
+			Thread current = Thread.currentThread();
+			if (!this.taken.compareAndSet(null, current)) {
+				if (this.taken.get() != current) {
+					awaitDelivered();
+				}
+				// else: the listener of this end, on the thread settling it, claims the
+				// job: the store has answered for this end already
 				return;
 			}
+			SettleBehind.this.watchdog.dropAhead(this.held);
 			try {
-				this.settle.run();
+				this.settle.accept(this::delivered);
 			}
 			catch (Throwable ex) {
 				rethrowIfFatal(ex);
 				logger.error("cluster-singleton could not settle the end of a run of job '" + this.jobName + "'", ex);
 			}
 			finally {
-				SettleBehind.this.ends.remove(this.jobName, this);
-				this.done.countDown();
+				delivered();
 			}
 		}
 
-		private void awaitDone() {
+		/**
+		 * The store answered for the lease: the others stop waiting.
+		 */
+		private void delivered() {
+			SettleBehind.this.ends.remove(this.jobName, this);
+			this.delivered.countDown();
+		}
+
+		private void awaitDelivered() {
 			boolean interrupted = false;
 			while (true) {
 				try {
-					this.done.await();
+					this.delivered.await();
 					break;
 				}
 				catch (InterruptedException ex) {

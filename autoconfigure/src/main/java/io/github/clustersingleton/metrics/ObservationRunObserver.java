@@ -83,8 +83,6 @@ public class ObservationRunObserver implements RunObserver {
 
 		private final Observation.@Nullable Scope scope;
 
-		private boolean left;
-
 		private final ClusterSingletonObservationContext context;
 
 		ObservedRun(Observation observation, Observation.@Nullable Scope scope,
@@ -100,17 +98,11 @@ public class ObservationRunObserver implements RunObserver {
 		}
 
 		@Override
-		public void leave() {
-			if (this.scope != null && !this.left) {
-				this.left = true;
-				this.scope.close();
-			}
-		}
-
-		@Override
 		public void stop(String outcome, @Nullable Throwable error) {
 			try {
-				leave();
+				if (this.scope != null) {
+					this.scope.close();
+				}
 			}
 			finally {
 				this.context.setOutcome(outcome);

@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,6 +51,7 @@ import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.ClusterSingletonListener.RunOutcome;
 import io.github.clustersingleton.lease.CronSlotSchedule;
+import io.github.clustersingleton.lease.EngineExecutors;
 import io.github.clustersingleton.lease.JobDefinition;
 import io.github.clustersingleton.lease.JobPolicies;
 import io.github.clustersingleton.lease.LeaderElection;
@@ -61,6 +63,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Engine cases in virtual time that the engine contract does not run there, driven by a
@@ -474,6 +477,103 @@ class InMemoryEngineVirtualTimeTests {
 		assertThat(this.engine.store().describe("last")).get()
 			.extracting(io.github.clustersingleton.LeaseInfo::lastSlot)
 			.isEqualTo(minute(1));
+	}
+
+	@Test
+	void anEndThatWaitsKeepsItsLeaseRenewedSoThatANewLeaderDoesNotRecoverItsSlot() throws Throwable {
+		// the leader's completion thread does nothing until the test lets it
+		DeterministicScheduler completions = new DeterministicScheduler(this.clock);
+		EngineExecutors shared = this.engine.scheduler().engineExecutors();
+		EngineExecutors executors = new EngineExecutors() {
+
+			@Override
+			public ScheduledExecutorService watchdogTimer() {
+				return shared.watchdogTimer();
+			}
+
+			@Override
+			public ExecutorService renewer() {
+				return shared.renewer();
+			}
+
+			@Override
+			public ScheduledExecutorService monitor() {
+				return shared.monitor();
+			}
+
+			@Override
+			public ExecutorService recoveryWorkers() {
+				return shared.recoveryWorkers();
+			}
+
+			@Override
+			public ScheduledExecutorService completionRetries() {
+				return completions.newExecutor();
+			}
+
+			@Override
+			public ExecutorService ledgerWriter(int queueCapacity, Runnable whenFull) {
+				return shared.ledgerWriter(queueCapacity, whenFull);
+			}
+
+		};
+		ClusterSingletonExecutor leader = new ClusterSingletonExecutor(this.engine.store(),
+				new ClusterSingletonExecutor.Settings("node-0", TTL, Duration.ofSeconds(1), true), this.clock,
+				this.listener, this.clock, executors, this.engine.scheduler().sleeper());
+		ClusterSingletonExecutor nodeB = node("node-b").executor();
+		JobDefinition job = cronJob("report", policies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
+		List<String> ran = new CopyOnWriteArrayList<>();
+		try {
+			leader.registerJob(job, () -> ran.add("node-0"));
+			nodeB.registerJob(job, () -> ran.add("node-b"));
+			electOver(leader, nodeB);
+			leader.startBackgroundWork();
+			nodeB.startBackgroundWork();
+			assertThat(leader.execute(job, minute(1), RunTrigger.SCHEDULED, () -> ran.add("node-0"))).isTrue();
+			// leadership moves while the run's end waits, for several TTLs
+			this.engine.store().forceRelease("leader");
+			this.engine.advance(TTL.multipliedBy(6));
+			assertThat(heldFor("report")).as("renewed while its end waits").isEqualTo("node-0");
+			completions.runDueTasks();
+			this.engine.advance(TTL.multipliedBy(4));
+			assertThat(heldFor("report")).isNull();
+			assertThat(ran).as("the slot ran once").containsExactly("node-0");
+		}
+		finally {
+			leader.close();
+		}
+	}
+
+	@Test
+	void aListenerThatCallsItsJobWhenTheLeadersRunEndsDoesNotWaitForItself() throws Throwable {
+		AtomicInteger directRuns = new AtomicInteger();
+		List<ClusterSingletonExecutor> self = new CopyOnWriteArrayList<>();
+		ClusterSingletonListener callsAgain = new ClusterSingletonListener() {
+
+			@Override
+			public void runFinished(JobDefinition job, HeldLease lease, RunOutcome outcome, Instant startedAt,
+					Duration duration, @Nullable Throwable failure) {
+				if (lease.slot() != null) {
+					try {
+						self.get(0).execute(job, (Instant) null, directRuns::incrementAndGet);
+					}
+					catch (Throwable ex) {
+						throw new IllegalStateException(ex);
+					}
+				}
+			}
+
+		};
+		ClusterSingletonExecutor leader = node(this.engine.anotherNode("node-0").listener(callsAgain)).executor();
+		self.add(leader);
+		electOver(leader, this.node);
+		JobDefinition job = cronJob("again", JobPolicies.DEFAULT);
+		assertThat(leader.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		// the completion thread settles the end, then tells the listener, which calls the
+		// job on that thread
+		assertTimeoutPreemptively(Duration.ofSeconds(10), this.engine::runDueTasks);
+		assertThat(directRuns).hasValue(1);
+		assertTimeoutPreemptively(Duration.ofSeconds(10), () -> leader.shutdown(Duration.ZERO));
 	}
 
 	/**
