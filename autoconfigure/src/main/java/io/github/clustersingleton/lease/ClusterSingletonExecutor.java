@@ -52,6 +52,8 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 
 	private final EngineComponents engine;
 
+	private final RunProtocol protocol;
+
 	private volatile boolean backendInitialized;
 
 	/**
@@ -120,7 +122,8 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 					@Override
 					public boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger,
 							Invocation invocation) throws Throwable {
-						return ClusterSingletonExecutor.this.claimAndRun(job, request, trigger, invocation, null);
+						return ClusterSingletonExecutor.this.protocol.claimAndRun(job, request, trigger, invocation,
+								null);
 					}
 
 					@Override
@@ -130,6 +133,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 					}
 
 				});
+		this.protocol = new RunProtocol(this.engine);
 	}
 
 	@Override
@@ -321,8 +325,8 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 		JobDefinition job = this.engine.overrides.apply(definition);
 		// the end of the job's last run here, if it waits, reaches the store first
 		this.engine.settleBehind.settled(job.name());
-		InstantClaims.AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED)
-				? this.engine.instantClaims.take(job, slot) : null;
+		AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED) ? this.engine.instantClaims.take(job, slot)
+				: null;
 		if (ahead != null) {
 			// this node holds the slot's lease: it runs the slot even if it no longer
 			// leads
@@ -332,7 +336,7 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 				this.engine.delivery.releaseQuietly(ahead.lease(), ahead.job());
 				return false;
 			}
-			return claimAndRun(job, ahead.request(), trigger, invocation, ahead);
+			return this.protocol.claimAndRun(job, ahead.request(), trigger, invocation, ahead);
 		}
 		if (this.engine.claimer.skippedLocally(job, slot) || this.engine.claimer.pausedLocally(job, slot, trigger)) {
 			return false;
@@ -344,7 +348,8 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 							+ " lease store yet");
 			return false;
 		}
-		return claimAndRun(job, requestFor(job, slot, trigger, this.engine.settings), trigger, invocation, null);
+		return this.protocol.claimAndRun(job, requestFor(job, slot, trigger, this.engine.settings), trigger, invocation,
+				null);
 	}
 
 	/**
@@ -378,82 +383,6 @@ public class ClusterSingletonExecutor extends EngineStatus implements AutoClosea
 	 */
 	public @Nullable ReactiveRun startReactive(JobDefinition job, @Nullable Instant slot, RunTrigger trigger) {
 		return ReactiveRun.start(this.engine, job, slot, trigger);
-	}
-
-	/**
-	 * The guarded-run protocol: observe, claim the lease, take up the pending work the
-	 * claim found or run the body once, settle its outcome with the release of the lease,
-	 * and hand the caller what the body threw.
-	 */
-	private boolean claimAndRun(JobDefinition job, LeaseRequest request, RunTrigger trigger, Invocation invocation,
-			InstantClaims.@Nullable AheadClaim ahead) throws Throwable {
-		Instant slot = request.slot();
-		RunObserver.Run observed = this.engine.claimer.startObservation(job, slot);
-		long requested = this.engine.ticker.nanoTime();
-		LeaseClaimer.Claimed claimed;
-		if (ahead != null) {
-			claimed = this.engine.claimer.accept(job, request, ahead.result(), ahead.validFrom(),
-					Duration.ofNanos(ahead.tookNanos()), observed);
-		}
-		else {
-			InstantClaims.OwnClaim together = this.engine.instantClaims.claimInstant(job, request, trigger, requested);
-			claimed = (together != null)
-					? this.engine.claimer.accept(job, request, together.result(), requested,
-							Duration.ofNanos(together.tookNanos()), observed)
-					: this.engine.claimer.claim(job, request, requested, observed);
-		}
-		if (claimed == null) {
-			return false;
-		}
-		AcquireResult result = claimed.result();
-		HeldLease lease = HeldLease.of(request, result.fencingToken());
-		SlotRun current = result.run();
-		boolean pending = request.policy().isActive() && current != null && (request.recovery() || (slot != null
-				&& !(current.slot().equals(slot) && current.attempt() == 1 && current.state() == RunState.RUNNING)));
-		if (pending) {
-			EngineSupport.notify(() -> observed.acquired(lease));
-			PendingWorkRunner.Sequence sequence;
-			try {
-				sequence = this.engine.pendingWork.runPending(job, lease, result, trigger, claimed.validFrom(),
-						invocation);
-			}
-			finally {
-				EngineSupport.notify(() -> observed.stop("acquired", null));
-			}
-			// the exception of the last run the sequence made reaches the caller, as a
-			// single run's does; those of the runs before it are logged and recorded
-			Throwable failure = sequence.lastFailure();
-			if (failure != null && (trigger == RunTrigger.SCHEDULED || trigger == RunTrigger.DIRECT)) {
-				throw failure;
-			}
-			return sequence.ran();
-		}
-		RunPlan plan = new RunPlan(slot, 1, trigger, List.of());
-		GuardedRun.Outcome outcome = this.engine.guardedRun.run(job, lease, claimed.validFrom(), invocation, plan,
-				observed);
-		if (outcome == null) {
-			return false;
-		}
-		if (this.engine.settleBehind.takes(slot, trigger)) {
-			// the leader's thread goes on to its next job: the observation ends here,
-			// with the run's own outcome, and the lease stays renewed until its release
-			EngineSupport.notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
-			GuardedRun.Outcome ran = outcome;
-			InstantClaims.AheadClaim held = new InstantClaims.AheadClaim(job, request, result, outcome.validFrom(), 0,
-					this.engine.settings.leaseTtl().toNanos());
-			this.engine.settleBehind.settle(held, (delivered) -> this.engine.guardedRun.settle(job, lease, ran,
-					job.lockAtLeastFor(), true, delivered));
-			if (outcome.failure() != null) {
-				throw outcome.failure();
-			}
-			return true;
-		}
-		GuardedRun.Outcome settled = this.engine.guardedRun.settle(job, lease, outcome, job.lockAtLeastFor(), true);
-		EngineSupport.notify(() -> observed.stop(settled.outcome().tag(), settled.failure()));
-		if (settled.failure() != null) {
-			throw settled.failure();
-		}
-		return true;
 	}
 
 	/**

@@ -199,26 +199,14 @@ final class CompletionDelivery {
 		}
 	}
 
-	/**
-	 * The completion thread: it retries undelivered completions, and settles the ends of
-	 * the leader's runs ({@link SettleBehind}); shut down by {@link #drain}.
-	 * @return the executor
-	 */
-	ScheduledExecutorService executor() {
+	private void retryInBackground(UndeliveredCompletion undelivered) {
+		long pause = completionRetryPauseMillis();
 		synchronized (this.undeliveredCompletions) {
 			ScheduledExecutorService retries = this.completionRetries;
 			if (retries == null) {
 				retries = this.executors.completionRetries();
 				this.completionRetries = retries;
 			}
-			return retries;
-		}
-	}
-
-	private void retryInBackground(UndeliveredCompletion undelivered) {
-		long pause = completionRetryPauseMillis();
-		synchronized (this.undeliveredCompletions) {
-			ScheduledExecutorService retries = executor();
 			this.undeliveredCompletions.put(undelivered.key(), undelivered);
 			try {
 				undelivered.future = retries.scheduleWithFixedDelay(undelivered::retry, pause, pause,

@@ -104,7 +104,7 @@ final class EngineComponents {
 		this.monitor = new PendingWorkMonitor(backend, settings, clock, this.watchdog, this.ledger, this.state,
 				this.delivery, this.overdue, executors, runs);
 		this.instantClaims = new InstantClaims(backend, settings, this.state, this.watchdog, this.delivery, ticker);
-		this.settleBehind = new SettleBehind(this.state, this.watchdog, this.delivery);
+		this.settleBehind = new SettleBehind(this.state, this.watchdog, executors, ticker, settings.leaseTtl());
 		this.controls = new JobControlMonitor(this, this.overrides);
 		this.monitor.setControlMonitor(this.controls);
 		this.claimer.setControlMonitor(this.controls);

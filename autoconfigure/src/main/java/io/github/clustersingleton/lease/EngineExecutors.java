@@ -106,4 +106,16 @@ public interface EngineExecutors {
 		return Duration.ZERO;
 	}
 
+	/**
+	 * Create the thread that, in leader mode, gives back the leases of the leader's
+	 * scheduled runs and records their ends behind them, so that the scheduler's thread
+	 * goes on to its next job. Its tasks are store round trips followed by the run
+	 * ledger's and the listeners' calls. Tasks still queued at shutdown are settled by
+	 * the shutdown itself.
+	 * @return a single-threaded executor
+	 */
+	default ExecutorService settling() {
+		return StandardEngineExecutors.INSTANCE.settling();
+	}
+
 }

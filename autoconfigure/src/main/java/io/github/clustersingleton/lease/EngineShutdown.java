@@ -55,9 +55,9 @@ final class EngineShutdown {
 			// the other nodes stop leaving jobs to this one at their next heartbeat
 			preferredNodes.leave();
 		}
-		// the ends of the leader's runs settled behind them, not settled yet
-		engine.settleBehind.settleAll();
 		long deadline = ticker.nanoTime() + ActiveRun.saturatedNanos(gracePeriod);
+		// the ends of the leader's runs settled behind them, not settled yet
+		engine.settleBehind.settleAll(deadline);
 		while (!state.running().isEmpty() && deadline - ticker.nanoTime() > 0) {
 			try {
 				engine.sleeper.sleep(Math.min(50, Math.max(1, (deadline - ticker.nanoTime()) / 1_000_000)));
@@ -71,7 +71,7 @@ final class EngineShutdown {
 			logger.warn("cluster-singleton is shutting down while " + state.running().size()
 					+ " job(s) still run; their leases are no longer renewed");
 		}
-		engine.settleBehind.settleAll();
+		engine.settleBehind.close(deadline);
 		engine.delivery.drain(deadline);
 		engine.watchdog.close();
 		engine.monitor.shutdown();

@@ -73,7 +73,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	private final Set<ActiveRun> runs = ConcurrentHashMap.newKeySet();
 
 	/** Leases claimed ahead of their runs, renewed until a run takes them. */
-	private final Set<InstantClaims.AheadClaim> ahead = ConcurrentHashMap.newKeySet();
+	private final Set<AheadClaim> ahead = ConcurrentHashMap.newKeySet();
 
 	private final ScheduledExecutorService timer;
 
@@ -186,7 +186,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	 * @param claim the claim
 	 * @return whether the watchdog renews it; {@code false} once the watchdog is closed
 	 */
-	boolean holdAhead(InstantClaims.AheadClaim claim) {
+	boolean holdAhead(AheadClaim claim) {
 		if (this.closed) {
 			return false;
 		}
@@ -209,7 +209,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	 * Stop renewing a lease claimed ahead of its run.
 	 * @param claim the claim
 	 */
-	void dropAhead(InstantClaims.AheadClaim claim) {
+	void dropAhead(AheadClaim claim) {
 		this.ahead.remove(claim);
 	}
 
@@ -283,8 +283,8 @@ public final class LeaseWatchdog implements AutoCloseable {
 					}
 				}
 			}
-			List<InstantClaims.AheadClaim> aheadToRenew = new ArrayList<>(this.ahead.size());
-			for (InstantClaims.AheadClaim claim : this.ahead) {
+			List<AheadClaim> aheadToRenew = new ArrayList<>(this.ahead.size());
+			for (AheadClaim claim : this.ahead) {
 				if (now - claim.deadlineNanos() >= 0 || now - claim.capNanos() >= 0) {
 					// no renewal succeeded within a TTL, or no trigger took it for so
 					// long
@@ -344,8 +344,8 @@ public final class LeaseWatchdog implements AutoCloseable {
 	 * One round trip of the renewal thread: renew the job leases and the leader lease,
 	 * then, when this node is not the leader, ask for the leader lease.
 	 */
-	private void roundTrip(List<ActiveRun> batch, List<InstantClaims.AheadClaim> aheadBatch,
-			@Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
+	private void roundTrip(List<ActiveRun> batch, List<AheadClaim> aheadBatch, @Nullable LeaderElection leader,
+			@Nullable HeldLease leaderLease) {
 		try {
 			if (!batch.isEmpty() || !aheadBatch.isEmpty() || leaderLease != null) {
 				renew(batch, aheadBatch, leader, leaderLease);
@@ -359,8 +359,8 @@ public final class LeaseWatchdog implements AutoCloseable {
 		}
 	}
 
-	private void renew(List<ActiveRun> batch, List<InstantClaims.AheadClaim> aheadBatch,
-			@Nullable LeaderElection leader, @Nullable HeldLease leaderLease) {
+	private void renew(List<ActiveRun> batch, List<AheadClaim> aheadBatch, @Nullable LeaderElection leader,
+			@Nullable HeldLease leaderLease) {
 		List<HeldLease> leases = new ArrayList<>(batch.size() + aheadBatch.size() + 1);
 		batch.forEach((run) -> leases.add(run.lease()));
 		aheadBatch.forEach((claim) -> leases.add(claim.lease()));
@@ -388,7 +388,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 							+ "force-released)");
 				}
 			}
-			for (InstantClaims.AheadClaim claim : aheadBatch) {
+			for (AheadClaim claim : aheadBatch) {
 				if (renewed.contains(claim.lease().leaseToken())) {
 					claim.renewed(sent);
 				}
@@ -413,7 +413,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 							+ "force-released)");
 				}
 			}
-			for (InstantClaims.AheadClaim claim : aheadBatch) {
+			for (AheadClaim claim : aheadBatch) {
 				String token = claim.lease().leaseToken();
 				if (ex.getRenewed().contains(token)) {
 					claim.renewed(sent);

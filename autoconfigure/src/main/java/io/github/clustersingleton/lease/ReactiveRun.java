@@ -153,8 +153,8 @@ public final class ReactiveRun {
 			RunTrigger trigger) {
 		// the end of the job's last run here, if it waits, reaches the store first
 		engine.settleBehind.settled(job.name());
-		InstantClaims.AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED)
-				? engine.instantClaims.take(job, slot) : null;
+		AheadClaim ahead = (slot != null && trigger == RunTrigger.SCHEDULED) ? engine.instantClaims.take(job, slot)
+				: null;
 		if (ahead != null && (engine.state.isClosing() || !job.enabled())) {
 			// logs why the trigger is skipped
 			engine.claimer.skippedLocally(job, slot);

@@ -16,11 +16,14 @@
 
 package io.github.clustersingleton.lease;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -34,16 +37,18 @@ import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
 /**
  * The ends of the leader's scheduled runs, settled behind them: in leader mode one node
  * runs every job, on its scheduler's threads, and the release of each run's lease with
- * the record of its end (a store round trip, {@link GuardedRun#settle}) is made on the
- * completion thread ({@link CompletionDelivery#executor()}), so that the scheduler's
- * thread goes on to the instant's next job.
+ * the record of its end (a store round trip, {@link GuardedRun#settle}) is made on a
+ * thread of its own ({@link EngineExecutors#settling()}), so that the scheduler's thread
+ * goes on to the instant's next job.
  * <p>
  * Until the store has answered for it, an end that waits keeps its lease renewed by the
- * watchdog, as a run does, and the run counts as running here, so that neither this node
- * nor another takes it up again. The store's part of an end is done once, by whoever
- * comes first: the completion thread, the job's next claim on this node (which settles it
- * itself rather than be refused by its own lease), or the shutdown. What follows it (the
- * run ledger, the listener) is done by the same thread, after the others stopped waiting.
+ * watchdog, as a run does, for {@link #HELD_AT_MOST} lease TTLs at most, and the run
+ * counts as running here, so that neither this node nor another takes it up again. The
+ * store's part of an end is done once, by whoever comes first: the settling thread, the
+ * job's next claim on this node (which settles it itself rather than be refused by its
+ * own lease), or the shutdown. What follows it (the run ledger, the listener) is done by
+ * the same thread, after the others stopped waiting. Nobody waits for another thread's
+ * end longer than a lease TTL, or than the shutdown's grace period.
  *
  * @author cluster-singleton contributors
  */
@@ -54,19 +59,47 @@ final class SettleBehind {
 	 */
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
 
+	/**
+	 * How many lease TTLs at most after a run returned the watchdog renews its lease
+	 * while its end waits: a settling thread stuck that long (a store call without a
+	 * timeout) lets the lease expire, so that the job's next slot can be claimed, as it
+	 * would be after a release that failed.
+	 */
+	static final int HELD_AT_MOST = 2;
+
 	private final EngineState state;
 
 	private final LeaseWatchdog watchdog;
 
-	private final CompletionDelivery delivery;
+	private final EngineExecutors executors;
+
+	private final Ticker ticker;
+
+	private final long ttlNanos;
 
 	/** The ends not settled yet, by job: one per job, the last run's. */
 	private final Map<String, End> ends = new ConcurrentHashMap<>();
 
-	SettleBehind(EngineState state, LeaseWatchdog watchdog, CompletionDelivery delivery) {
+	private @Nullable ExecutorService settling;
+
+	private boolean closed;
+
+	SettleBehind(EngineState state, LeaseWatchdog watchdog, EngineExecutors executors, Ticker ticker,
+			Duration leaseTtl) {
 		this.state = state;
 		this.watchdog = watchdog;
-		this.delivery = delivery;
+		this.executors = executors;
+		this.ticker = ticker;
+		this.ttlNanos = leaseTtl.toNanos();
+	}
+
+	/**
+	 * Until when (nano time) the lease of a run that returned now is renewed while its
+	 * end waits.
+	 * @return the cap for {@link AheadClaim}
+	 */
+	long holdCap() {
+		return this.ticker.nanoTime() + HELD_AT_MOST * this.ttlNanos;
 	}
 
 	/**
@@ -88,7 +121,7 @@ final class SettleBehind {
 	 * @param settle what settles it, calling the given hook once the store answered for
 	 * the lease
 	 */
-	void settle(InstantClaims.AheadClaim held, Consumer<Runnable> settle) {
+	void settle(AheadClaim held, Consumer<Runnable> settle) {
 		String jobName = held.job().name();
 		End end = new End(jobName, held, settle);
 		End earlier = this.ends.put(jobName, end);
@@ -101,12 +134,29 @@ final class SettleBehind {
 			end.settleOnce();
 			return;
 		}
+		ExecutorService settling = settling();
+		if (settling == null) {
+			end.settleOnce();
+			return;
+		}
 		try {
-			this.delivery.executor().execute(end::settleOnce);
+			settling.execute(end::settleOnce);
 		}
 		catch (RejectedExecutionException ex) {
 			end.settleOnce();
 		}
+	}
+
+	private synchronized @Nullable ExecutorService settling() {
+		if (this.closed) {
+			return null;
+		}
+		ExecutorService settling = this.settling;
+		if (settling == null) {
+			settling = this.executors.settling();
+			this.settling = settling;
+		}
+		return settling;
 	}
 
 	/**
@@ -117,7 +167,7 @@ final class SettleBehind {
 	void settled(String jobName) {
 		End end = this.ends.get(jobName);
 		if (end != null) {
-			end.settleOnce();
+			end.settleOnce(this.ticker.nanoTime() + this.ttlNanos);
 		}
 	}
 
@@ -126,8 +176,24 @@ final class SettleBehind {
 	 * returned is settled whatever the grace period: its lease is live, and a recovery
 	 * policy would otherwise have another node run its slot again.
 	 */
-	void settleAll() {
-		this.ends.values().forEach(End::settleOnce);
+	void settleAll(long deadline) {
+		this.ends.values().forEach((end) -> end.settleOnce(deadline));
+	}
+
+	/**
+	 * Settle every end that waits, then stop the settling thread.
+	 * @param deadline until when (ticker time) to wait for another thread's end
+	 */
+	void close(long deadline) {
+		ExecutorService settling;
+		synchronized (this) {
+			this.closed = true;
+			settling = this.settling;
+		}
+		settleAll(deadline);
+		if (settling != null) {
+			settling.shutdown();
+		}
 	}
 
 	/**
@@ -137,7 +203,7 @@ final class SettleBehind {
 
 		private final String jobName;
 
-		private final InstantClaims.AheadClaim held;
+		private final AheadClaim held;
 
 		private final Consumer<Runnable> settle;
 
@@ -145,17 +211,25 @@ final class SettleBehind {
 
 		private final CountDownLatch delivered = new CountDownLatch(1);
 
-		End(String jobName, InstantClaims.AheadClaim held, Consumer<Runnable> settle) {
+		End(String jobName, AheadClaim held, Consumer<Runnable> settle) {
 			this.jobName = jobName;
 			this.held = held;
 			this.settle = settle;
 		}
 
 		void settleOnce() {
+			settleOnce(Long.MAX_VALUE);
+		}
+
+		/**
+		 * Settle this end, or wait until the deadline (ticker time) for the thread that
+		 * does.
+		 */
+		void settleOnce(long deadline) {
 			Thread current = Thread.currentThread();
 			if (!this.taken.compareAndSet(null, current)) {
 				if (this.taken.get() != current) {
-					awaitDelivered();
+					awaitDelivered(deadline);
 				}
 				// else: the listener of this end, on the thread settling it, claims the
 				// job: the store has answered for this end already
@@ -182,18 +256,16 @@ final class SettleBehind {
 			this.delivered.countDown();
 		}
 
-		private void awaitDelivered() {
-			boolean interrupted = false;
-			while (true) {
-				try {
-					this.delivered.await();
-					break;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
+		private void awaitDelivered(long deadline) {
+			try {
+				long left = (deadline == Long.MAX_VALUE) ? Long.MAX_VALUE
+						: deadline - SettleBehind.this.ticker.nanoTime();
+				if (left <= 0 || !this.delivered.await(left, TimeUnit.NANOSECONDS)) {
+					logger.warn("cluster-singleton did not wait longer for the end of the last run of job '"
+							+ this.jobName + "' to reach the store");
 				}
 			}
-			if (interrupted) {
+			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
 		}

@@ -79,6 +79,11 @@ final class StandardEngineExecutors implements EngineExecutors {
 	}
 
 	@Override
+	public ExecutorService settling() {
+		return Executors.newSingleThreadExecutor(daemonThread("cluster-singleton-settle"));
+	}
+
+	@Override
 	public ExecutorService ledgerWriter(int queueCapacity, Runnable whenFull) {
 		return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(queueCapacity),
 				daemonThreads("cluster-singleton-ledger-"), (task, executor) -> whenFull.run());

@@ -164,6 +164,11 @@ public final class DeterministicScheduler {
 				return newExecutor();
 			}
 
+			@Override
+			public ExecutorService settling() {
+				return newExecutor();
+			}
+
 		};
 	}
 

@@ -481,45 +481,9 @@ class InMemoryEngineVirtualTimeTests {
 
 	@Test
 	void anEndThatWaitsKeepsItsLeaseRenewedSoThatANewLeaderDoesNotRecoverItsSlot() throws Throwable {
-		// the leader's completion thread does nothing until the test lets it
+		// the leader's settling thread does nothing until the test lets it
 		DeterministicScheduler completions = new DeterministicScheduler(this.clock);
-		EngineExecutors shared = this.engine.scheduler().engineExecutors();
-		EngineExecutors executors = new EngineExecutors() {
-
-			@Override
-			public ScheduledExecutorService watchdogTimer() {
-				return shared.watchdogTimer();
-			}
-
-			@Override
-			public ExecutorService renewer() {
-				return shared.renewer();
-			}
-
-			@Override
-			public ScheduledExecutorService monitor() {
-				return shared.monitor();
-			}
-
-			@Override
-			public ExecutorService recoveryWorkers() {
-				return shared.recoveryWorkers();
-			}
-
-			@Override
-			public ScheduledExecutorService completionRetries() {
-				return completions.newExecutor();
-			}
-
-			@Override
-			public ExecutorService ledgerWriter(int queueCapacity, Runnable whenFull) {
-				return shared.ledgerWriter(queueCapacity, whenFull);
-			}
-
-		};
-		ClusterSingletonExecutor leader = new ClusterSingletonExecutor(this.engine.store(),
-				new ClusterSingletonExecutor.Settings("node-0", TTL, Duration.ofSeconds(1), true), this.clock,
-				this.listener, this.clock, executors, this.engine.scheduler().sleeper());
+		ClusterSingletonExecutor leader = leaderWithSettlingHeldBy(completions);
 		ClusterSingletonExecutor nodeB = node("node-b").executor();
 		JobDefinition job = cronJob("report", policies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO));
 		List<String> ran = new CopyOnWriteArrayList<>();
@@ -530,9 +494,9 @@ class InMemoryEngineVirtualTimeTests {
 			leader.startBackgroundWork();
 			nodeB.startBackgroundWork();
 			assertThat(leader.execute(job, minute(1), RunTrigger.SCHEDULED, () -> ran.add("node-0"))).isTrue();
-			// leadership moves while the run's end waits, for several TTLs
+			// leadership moves while the run's end waits, for almost two TTLs
 			this.engine.store().forceRelease("leader");
-			this.engine.advance(TTL.multipliedBy(6));
+			this.engine.advance(TTL.multipliedBy(2).minusMillis(200));
 			assertThat(heldFor("report")).as("renewed while its end waits").isEqualTo("node-0");
 			completions.runDueTasks();
 			this.engine.advance(TTL.multipliedBy(4));
@@ -541,6 +505,65 @@ class InMemoryEngineVirtualTimeTests {
 		}
 		finally {
 			leader.close();
+		}
+	}
+
+	@Test
+	void anEndStuckForTwoTtlsLetsItsLeaseExpireSoThatTheNewLeaderRunsTheNextSlot() throws Throwable {
+		DeterministicScheduler completions = new DeterministicScheduler(this.clock);
+		ClusterSingletonExecutor leader = leaderWithSettlingHeldBy(completions);
+		ClusterSingletonExecutor nodeB = node("node-b").executor();
+		JobDefinition job = cronJob("report", JobPolicies.DEFAULT);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		try {
+			electOver(leader, nodeB);
+			assertThat(leader.execute(job, minute(1), RunTrigger.SCHEDULED, () -> ran.add("node-0"))).isTrue();
+			this.engine.store().forceRelease("leader");
+			// the settling thread stays stuck: the lease is renewed for two TTLs, then
+			// left to expire
+			this.engine.advance(TTL.multipliedBy(4));
+			assertThat(heldFor("report")).isNull();
+			assertThat(nodeB.execute(job, minute(2), RunTrigger.SCHEDULED, () -> ran.add("node-b"))).isTrue();
+			assertThat(ran).containsExactly("node-0", "node-b");
+		}
+		finally {
+			completions.runDueTasks();
+			leader.close();
+		}
+	}
+
+	@Test
+	void aShutdownWaitsForAnEndStuckOnTheSettlingThreadNoLongerThanItsGracePeriod() throws Throwable {
+		CountDownLatch unstuck = new CountDownLatch(1);
+		CountDownLatch stuck = new CountDownLatch(1);
+		LeaseBackend store = this.engine.store();
+		LeaseBackend hanging = (LeaseBackend) java.lang.reflect.Proxy.newProxyInstance(
+				LeaseBackend.class.getClassLoader(), new Class<?>[] { LeaseBackend.class }, (proxy, method, args) -> {
+					if ((method.getName().startsWith("release") || method.getName().equals("completeRun"))
+							&& ((HeldLease) args[0]).jobName().equals("stuck")) {
+						// a store call without a timeout, on a connection that went dead
+						stuck.countDown();
+						unstuck.await(30, TimeUnit.SECONDS);
+					}
+					try {
+						return method.invoke(store, args);
+					}
+					catch (java.lang.reflect.InvocationTargetException ex) {
+						throw ex.getTargetException();
+					}
+				});
+		ExecutorService settling = Executors.newSingleThreadExecutor();
+		ClusterSingletonExecutor leader = leaderWithSettling(hanging, () -> settling);
+		try {
+			electOver(leader, node("node-b").executor());
+			JobDefinition job = cronJob("stuck", JobPolicies.DEFAULT);
+			assertThat(leader.execute(job, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+			assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
+			assertTimeoutPreemptively(Duration.ofSeconds(10), () -> leader.shutdown(Duration.ofMillis(200)));
+		}
+		finally {
+			unstuck.countDown();
+			settling.shutdownNow();
 		}
 	}
 
@@ -574,6 +597,63 @@ class InMemoryEngineVirtualTimeTests {
 		assertTimeoutPreemptively(Duration.ofSeconds(10), this.engine::runDueTasks);
 		assertThat(directRuns).hasValue(1);
 		assertTimeoutPreemptively(Duration.ofSeconds(10), () -> leader.shutdown(Duration.ZERO));
+	}
+
+	/**
+	 * A node, node-0, whose settling thread does nothing until the test steps
+	 * {@code completions}; the caller closes it.
+	 */
+	private ClusterSingletonExecutor leaderWithSettlingHeldBy(DeterministicScheduler completions) {
+		return leaderWithSettling(this.engine.store(), completions::newExecutor);
+	}
+
+	/**
+	 * A node, node-0, whose settling thread is the one given; the caller closes it.
+	 */
+	private ClusterSingletonExecutor leaderWithSettling(LeaseBackend backend,
+			java.util.function.Supplier<ExecutorService> settling) {
+		EngineExecutors shared = this.engine.scheduler().engineExecutors();
+		EngineExecutors executors = new EngineExecutors() {
+
+			@Override
+			public ScheduledExecutorService watchdogTimer() {
+				return shared.watchdogTimer();
+			}
+
+			@Override
+			public ExecutorService renewer() {
+				return shared.renewer();
+			}
+
+			@Override
+			public ScheduledExecutorService monitor() {
+				return shared.monitor();
+			}
+
+			@Override
+			public ExecutorService recoveryWorkers() {
+				return shared.recoveryWorkers();
+			}
+
+			@Override
+			public ScheduledExecutorService completionRetries() {
+				return shared.completionRetries();
+			}
+
+			@Override
+			public ExecutorService ledgerWriter(int queueCapacity, Runnable whenFull) {
+				return shared.ledgerWriter(queueCapacity, whenFull);
+			}
+
+			@Override
+			public ExecutorService settling() {
+				return settling.get();
+			}
+
+		};
+		return new ClusterSingletonExecutor(backend,
+				new ClusterSingletonExecutor.Settings("node-0", TTL, Duration.ofSeconds(1), true), this.clock,
+				this.listener, this.clock, executors, this.engine.scheduler().sleeper());
 	}
 
 	/**
