@@ -31,6 +31,12 @@ import org.apache.commons.logging.LogFactory;
  */
 final class EngineShutdown {
 
+	/**
+	 * How long at least the shutdown gives back the leases of the leader's runs that
+	 * returned and whose release waits, whatever the grace period.
+	 */
+	private static final Duration RELEASES_AT_LEAST = Duration.ofSeconds(1);
+
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
 
 	private EngineShutdown() {
@@ -56,8 +62,11 @@ final class EngineShutdown {
 			preferredNodes.leave();
 		}
 		long deadline = ticker.nanoTime() + ActiveRun.saturatedNanos(gracePeriod);
-		// the ends of the leader's runs settled behind them, not settled yet
-		engine.settleBehind.settleAll(deadline);
+		// the leases of the leader's runs that returned, not given back yet: within the
+		// grace period, a second at least, since their leases must not be left to expire
+		// (a recovery policy would run such a slot again elsewhere)
+		long releases = Math.max(deadline, ticker.nanoTime() + RELEASES_AT_LEAST.toNanos());
+		engine.settleBehind.settleAll(releases);
 		while (!state.running().isEmpty() && deadline - ticker.nanoTime() > 0) {
 			try {
 				engine.sleeper.sleep(Math.min(50, Math.max(1, (deadline - ticker.nanoTime()) / 1_000_000)));
@@ -71,7 +80,7 @@ final class EngineShutdown {
 			logger.warn("cluster-singleton is shutting down while " + state.running().size()
 					+ " job(s) still run; their leases are no longer renewed");
 		}
-		engine.settleBehind.close(deadline);
+		engine.settleBehind.close(Math.max(deadline, releases));
 		engine.delivery.drain(deadline);
 		engine.watchdog.close();
 		engine.monitor.shutdown();

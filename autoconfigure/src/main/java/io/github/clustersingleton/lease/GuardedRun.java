@@ -19,6 +19,7 @@ package io.github.clustersingleton.lease;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 import java.util.concurrent.ScheduledFuture;
 
 import io.github.clustersingleton.ClusterSingletonContext;
@@ -198,21 +199,8 @@ final class GuardedRun {
 	 * @return the outcome as finally recorded
 	 */
 	Outcome settle(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor, boolean deliver) {
-		return settle(job, lease, outcome, lockAtLeastFor, deliver, null);
-	}
-
-	/**
-	 * End a run that {@link #run} made, as
-	 * {@link #settle(JobDefinition, HeldLease, Outcome, Duration, boolean)} does, and
-	 * call {@code delivered} as soon as the store has answered for the lease, before the
-	 * run ledger and the listener hear of the end: the run no longer counts as running
-	 * here from then on.
-	 * @return the outcome as finally recorded
-	 */
-	Outcome settle(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor, boolean deliver,
-			@Nullable Runnable delivered) {
 		try {
-			return deliverAndRecord(job, lease, outcome, lockAtLeastFor, deliver, delivered);
+			return deliverAndRecord(job, lease, outcome, lockAtLeastFor, deliver);
 		}
 		finally {
 			this.state.running().remove(outcome.run());
@@ -220,7 +208,7 @@ final class GuardedRun {
 	}
 
 	private Outcome deliverAndRecord(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
-			boolean deliver, @Nullable Runnable delivered) {
+			boolean deliver) {
 		RunCompletion completion = completion(job, lease.slot(), outcome);
 		RunState tentative = stateOf(outcome.outcome());
 		String error = (outcome.failure() != null) ? outcome.failure().toString() : null;
@@ -234,22 +222,56 @@ final class GuardedRun {
 				finished = outcome.record().finish(RunState.LOST, finished.finishedAt(), null);
 			}
 		}
-		if (delivered != null) {
-			this.state.running().remove(outcome.run());
-			delivered.run();
-		}
+		return record(job, lease, outcome, result, finished);
+	}
+
+	/**
+	 * Write a run's end to the run ledger and tell the listener.
+	 */
+	private Outcome record(JobDefinition job, HeldLease lease, Outcome outcome, RunOutcome told, RunRecord finished) {
 		this.ledger.record(finished);
 		this.overdue.noteFinished(finished);
-		RunOutcome told = result;
-		RunRecord recorded = finished;
 		EngineSupport.debug(logger,
 				() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
 						+ ", slot=" + lease.slot() + ", outcome=" + told.tag() + ", duration=" + outcome.duration()
 						+ ")");
 		EngineSupport.notify(() -> this.listener.runFinished(job, lease, told, outcome.startedAt(), outcome.duration(),
 				outcome.failure()));
-		return new Outcome(told, outcome.failure(), outcome.validFrom(), recorded, outcome.startedAt(),
+		return new Outcome(told, outcome.failure(), outcome.validFrom(), finished, outcome.startedAt(),
 				outcome.duration(), outcome.run());
+	}
+
+	/**
+	 * End a run that {@link #run} made, whose lease is given back on another thread
+	 * ({@link SettleBehind}): hand the delivery of its completion with the release of its
+	 * lease to {@code handOver}, then write its end to the run ledger and tell the
+	 * listener, on this thread, with the run's own outcome. A completion the store then
+	 * refuses, because another claim took the job over, is written to the run ledger
+	 * again, as lost. The run counts as running here until the delivery is done.
+	 * @return the outcome as recorded
+	 */
+	Outcome settleBehind(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
+			Consumer<Runnable> handOver) {
+		RunCompletion completion = completion(job, lease.slot(), outcome);
+		String error = (outcome.failure() != null) ? outcome.failure().toString() : null;
+		RunRecord finished = outcome.record().finish(stateOf(outcome.outcome()), this.clock.instant(), error);
+		Runnable delivery = () -> {
+			try {
+				CompletionDelivery.Delivery delivered = this.delivery.release(lease, job, lockAtLeastFor, completion,
+						finished);
+				if (delivered == CompletionDelivery.Delivery.SUPERSEDED && outcome.outcome() == RunOutcome.SUCCESS) {
+					logger.warn("cluster-singleton job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
+							+ ", slot=" + lease.slot() + ") returned, but another claim took the job over before its"
+							+ " end reached the store: recorded as lost");
+					this.ledger.record(outcome.record().finish(RunState.LOST, finished.finishedAt(), null));
+				}
+			}
+			finally {
+				this.state.running().remove(outcome.run());
+			}
+		};
+		handOver.accept(delivery);
+		return record(job, lease, outcome, outcome.outcome(), finished);
 	}
 
 	/**

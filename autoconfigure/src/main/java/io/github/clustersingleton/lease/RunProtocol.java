@@ -98,16 +98,16 @@ final class RunProtocol {
 		if (outcome == null) {
 			return false;
 		}
-		if (outcome.outcome() != ClusterSingletonListener.RunOutcome.LEASE_LOST
+		if (outcome.outcome() != ClusterSingletonListener.RunOutcome.LEASE_LOST && !outcome.run().isLost()
 				&& this.engine.settleBehind.takes(slot, trigger)) {
-			// the leader's thread goes on to its next job: the observation ends here,
-			// with the run's own outcome, and the lease stays renewed until its release
-			EngineSupport.notify(() -> observed.stop(outcome.outcome().tag(), outcome.failure()));
-			GuardedRun.Outcome ran = outcome;
+			// the leader's thread goes on to its next job: the run's end is recorded and
+			// told here, with its own outcome, and its lease, renewed until then, is
+			// given back on the settling thread
 			AheadClaim held = new AheadClaim(job, request, result, outcome.validFrom(), 0,
-					this.engine.settings.leaseTtl().toNanos(), this.engine.settleBehind.holdCap());
-			this.engine.settleBehind.settle(held, (delivered) -> this.engine.guardedRun.settle(job, lease, ran,
-					job.lockAtLeastFor(), true, delivered));
+					this.engine.settings.leaseTtl().toNanos());
+			GuardedRun.Outcome recorded = this.engine.guardedRun.settleBehind(job, lease, outcome, job.lockAtLeastFor(),
+					(delivery) -> this.engine.settleBehind.settle(held, delivery));
+			EngineSupport.notify(() -> observed.stop(recorded.outcome().tag(), outcome.failure()));
 			if (outcome.failure() != null) {
 				throw outcome.failure();
 			}

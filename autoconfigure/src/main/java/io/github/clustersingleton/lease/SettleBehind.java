@@ -24,8 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.clustersingleton.RunTrigger;
 import org.apache.commons.logging.Log;
@@ -35,20 +34,20 @@ import org.jspecify.annotations.Nullable;
 import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
 
 /**
- * The ends of the leader's scheduled runs, settled behind them: in leader mode one node
+ * The releases of the leader's scheduled runs, made behind them: in leader mode one node
  * runs every job, on its scheduler's threads, and the release of each run's lease with
- * the record of its end (a store round trip, {@link GuardedRun#settle}) is made on a
- * thread of its own ({@link EngineExecutors#settling()}), so that the scheduler's thread
- * goes on to the instant's next job.
+ * the completion of its run (a store round trip, {@link GuardedRun#settleBehind}) is made
+ * on a thread of its own ({@link EngineExecutors#settling()}), so that the scheduler's
+ * thread goes on to the instant's next job. The run ledger and the listener hear of the
+ * run's end on the run's own thread, as without this; only store round trips are made
+ * here.
  * <p>
- * Until the store has answered for it, an end that waits keeps its lease renewed by the
- * watchdog, as a run does, for {@link #HELD_AT_MOST} lease TTLs at most, and the run
- * counts as running here, so that neither this node nor another takes it up again. The
- * store's part of an end is done once, by whoever comes first: the settling thread, the
- * job's next claim on this node (which settles it itself rather than be refused by its
- * own lease), or the shutdown. What follows it (the run ledger, the listener) is done by
- * the same thread, after the others stopped waiting. Nobody waits for another thread's
- * end longer than a lease TTL, or than the shutdown's grace period.
+ * Until the store has answered, the run's lease is renewed by the watchdog, as while it
+ * ran, and the run counts as running here, so that no node takes it up again. A release
+ * is made once, by whoever comes first: the settling thread, the job's next claim on this
+ * node (which makes it itself rather than be refused by its own lease), or the shutdown.
+ * Nobody waits for a release another thread is making longer than a lease TTL, or than
+ * the shutdown's grace period.
  *
  * @author cluster-singleton contributors
  */
@@ -58,14 +57,6 @@ final class SettleBehind {
 	 * Logs under the engine's category, as before the engine was split into parts.
 	 */
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
-
-	/**
-	 * How many lease TTLs at most after a run returned the watchdog renews its lease
-	 * while its end waits: a settling thread stuck that long (a store call without a
-	 * timeout) lets the lease expire, so that the job's next slot can be claimed, as it
-	 * would be after a release that failed.
-	 */
-	static final int HELD_AT_MOST = 2;
 
 	private final EngineState state;
 
@@ -77,8 +68,8 @@ final class SettleBehind {
 
 	private final long ttlNanos;
 
-	/** The ends not settled yet, by job: one per job, the last run's. */
-	private final Map<String, End> ends = new ConcurrentHashMap<>();
+	/** The releases not made yet, by job: one per job, its last run's. */
+	private final Map<String, Release> releases = new ConcurrentHashMap<>();
 
 	private @Nullable ExecutorService settling;
 
@@ -94,20 +85,11 @@ final class SettleBehind {
 	}
 
 	/**
-	 * Until when (nano time) the lease of a run that returned now is renewed while its
-	 * end waits.
-	 * @return the cap for {@link AheadClaim}
-	 */
-	long holdCap() {
-		return this.ticker.nanoTime() + HELD_AT_MOST * this.ttlNanos;
-	}
-
-	/**
-	 * Whether a run's end is settled behind it: a scheduled run of a slot in leader mode,
-	 * while the node is not closing.
+	 * Whether a run's lease is given back behind it: a scheduled run of a slot in leader
+	 * mode, while the node is not closing.
 	 * @param slot the run's slot
 	 * @param trigger why the run started
-	 * @return whether to hand its end to {@link #settle}
+	 * @return whether to hand its release to {@link #settle}
 	 */
 	boolean takes(@Nullable Instant slot, RunTrigger trigger) {
 		return slot != null && trigger == RunTrigger.SCHEDULED && this.state.leader() != null
@@ -115,36 +97,84 @@ final class SettleBehind {
 	}
 
 	/**
-	 * Settle a run's end behind it.
-	 * @param held the run's lease, renewed by the watchdog until the store's part of the
-	 * end begins
-	 * @param settle what settles it, calling the given hook once the store answered for
-	 * the lease
+	 * Give a run's lease back behind it.
+	 * @param held the run's lease, renewed by the watchdog until the release begins
+	 * @param release the release, with the completion of the run
 	 */
-	void settle(AheadClaim held, Consumer<Runnable> settle) {
+	void settle(AheadClaim held, Runnable release) {
 		String jobName = held.job().name();
-		End end = new End(jobName, held, settle);
-		End earlier = this.ends.put(jobName, end);
+		Release pending = new Release(jobName, held, release);
+		Release earlier = this.releases.put(jobName, pending);
 		if (earlier != null) {
-			// a run's end is settled before its job's next claim here: not expected
-			earlier.settleOnce();
+			// a job's lease is given back before its next claim here: not expected
+			earlier.makeOrAwait(deadlineIn(this.ttlNanos));
 		}
 		if (this.state.isClosing() || !this.watchdog.holdAhead(held)) {
-			// the shutdown may have settled the others already
-			end.settleOnce();
+			// the shutdown may have made the others already
+			pending.makeOrAwait(deadlineIn(this.ttlNanos));
 			return;
 		}
 		ExecutorService settling = settling();
-		if (settling == null) {
-			end.settleOnce();
-			return;
-		}
 		try {
-			settling.execute(end::settleOnce);
+			if (settling != null) {
+				settling.execute(pending::makeIfNotTaken);
+				return;
+			}
 		}
 		catch (RejectedExecutionException ex) {
-			end.settleOnce();
+			// closed meanwhile
 		}
+		pending.makeOrAwait(deadlineIn(this.ttlNanos));
+	}
+
+	/**
+	 * Give back the lease of the job's last run here, if its release waits, on this
+	 * thread; or wait, a lease TTL at most, for the thread making it.
+	 * @param jobName the job
+	 */
+	void settled(String jobName) {
+		Release pending = this.releases.get(jobName);
+		if (pending != null) {
+			pending.makeOrAwait(deadlineIn(this.ttlNanos));
+		}
+	}
+
+	/**
+	 * Make every release that waits, on this thread, until the deadline: the node shuts
+	 * down. A release not made by then is left: its lease expires within a TTL, as after
+	 * a release that failed.
+	 * @param deadline until when (ticker time)
+	 */
+	void settleAll(long deadline) {
+		for (Release pending : this.releases.values()) {
+			if (deadline - this.ticker.nanoTime() <= 0) {
+				logger
+					.warn("cluster-singleton is shutting down before it gave back the leases of " + this.releases.size()
+							+ " run(s) that returned; they expire within " + Duration.ofNanos(this.ttlNanos));
+				return;
+			}
+			pending.makeOrAwait(deadline);
+		}
+	}
+
+	/**
+	 * Make every release that waits, until the deadline, then stop the settling thread.
+	 * @param deadline until when (ticker time)
+	 */
+	void close(long deadline) {
+		ExecutorService settling;
+		synchronized (this) {
+			this.closed = true;
+			settling = this.settling;
+		}
+		settleAll(deadline);
+		if (settling != null) {
+			settling.shutdown();
+		}
+	}
+
+	private long deadlineIn(long nanos) {
+		return this.ticker.nanoTime() + nanos;
 	}
 
 	private synchronized @Nullable ExecutorService settling() {
@@ -160,113 +190,70 @@ final class SettleBehind {
 	}
 
 	/**
-	 * Settle the store's part of the end of the job's last run here, if it waits, on this
-	 * thread; or wait for the thread doing it.
-	 * @param jobName the job
+	 * The release of one run's lease, made once.
 	 */
-	void settled(String jobName) {
-		End end = this.ends.get(jobName);
-		if (end != null) {
-			end.settleOnce(this.ticker.nanoTime() + this.ttlNanos);
-		}
-	}
-
-	/**
-	 * Settle every end that waits, on this thread: the node shuts down. An end whose run
-	 * returned is settled whatever the grace period: its lease is live, and a recovery
-	 * policy would otherwise have another node run its slot again.
-	 */
-	void settleAll(long deadline) {
-		this.ends.values().forEach((end) -> end.settleOnce(deadline));
-	}
-
-	/**
-	 * Settle every end that waits, then stop the settling thread.
-	 * @param deadline until when (ticker time) to wait for another thread's end
-	 */
-	void close(long deadline) {
-		ExecutorService settling;
-		synchronized (this) {
-			this.closed = true;
-			settling = this.settling;
-		}
-		settleAll(deadline);
-		if (settling != null) {
-			settling.shutdown();
-		}
-	}
-
-	/**
-	 * One run's end, settled once.
-	 */
-	private final class End {
+	private final class Release {
 
 		private final String jobName;
 
 		private final AheadClaim held;
 
-		private final Consumer<Runnable> settle;
+		private final Runnable release;
 
-		private final AtomicReference<@Nullable Thread> taken = new AtomicReference<>();
+		private final AtomicBoolean taken = new AtomicBoolean();
 
-		private final CountDownLatch delivered = new CountDownLatch(1);
+		private final CountDownLatch made = new CountDownLatch(1);
 
-		End(String jobName, AheadClaim held, Consumer<Runnable> settle) {
+		Release(String jobName, AheadClaim held, Runnable release) {
 			this.jobName = jobName;
 			this.held = held;
-			this.settle = settle;
-		}
-
-		void settleOnce() {
-			settleOnce(Long.MAX_VALUE);
+			this.release = release;
 		}
 
 		/**
-		 * Settle this end, or wait until the deadline (ticker time) for the thread that
-		 * does.
+		 * Make the release unless another thread took it: the settling thread never waits
+		 * for another's.
 		 */
-		void settleOnce(long deadline) {
-			Thread current = Thread.currentThread();
-			if (!this.taken.compareAndSet(null, current)) {
-				if (this.taken.get() != current) {
-					awaitDelivered(deadline);
-				}
-				// else: the listener of this end, on the thread settling it, claims the
-				// job: the store has answered for this end already
+		void makeIfNotTaken() {
+			if (this.taken.compareAndSet(false, true)) {
+				make();
+			}
+		}
+
+		/**
+		 * Make the release, or wait until the deadline (ticker time) for the thread
+		 * making it.
+		 */
+		void makeOrAwait(long deadline) {
+			if (this.taken.compareAndSet(false, true)) {
+				make();
 				return;
 			}
-			SettleBehind.this.watchdog.dropAhead(this.held);
 			try {
-				this.settle.accept(this::delivered);
-			}
-			catch (Throwable ex) {
-				rethrowIfFatal(ex);
-				logger.error("cluster-singleton could not settle the end of a run of job '" + this.jobName + "'", ex);
-			}
-			finally {
-				delivered();
-			}
-		}
-
-		/**
-		 * The store answered for the lease: the others stop waiting.
-		 */
-		private void delivered() {
-			SettleBehind.this.ends.remove(this.jobName, this);
-			this.delivered.countDown();
-		}
-
-		private void awaitDelivered(long deadline) {
-			try {
-				long left = (deadline == Long.MAX_VALUE) ? Long.MAX_VALUE
-						: deadline - SettleBehind.this.ticker.nanoTime();
-				if (left <= 0 || !this.delivered.await(left, TimeUnit.NANOSECONDS)) {
-					logger.warn("cluster-singleton did not wait longer for the end of the last run of job '"
-							+ this.jobName + "' to reach the store");
+				long left = deadline - SettleBehind.this.ticker.nanoTime();
+				if (left <= 0 || !this.made.await(left, TimeUnit.NANOSECONDS)) {
+					logger.warn("cluster-singleton did not wait longer for the lease of the last run of job '"
+							+ this.jobName + "' to be given back");
 				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
+			}
+		}
+
+		private void make() {
+			SettleBehind.this.watchdog.dropAhead(this.held);
+			try {
+				this.release.run();
+			}
+			catch (Throwable ex) {
+				rethrowIfFatal(ex);
+				logger.error("cluster-singleton could not give back the lease of a run of job '" + this.jobName + "'",
+						ex);
+			}
+			finally {
+				SettleBehind.this.releases.remove(this.jobName, this);
+				this.made.countDown();
 			}
 		}
 
