@@ -231,6 +231,13 @@ final class GuardedRun {
 	private Outcome record(JobDefinition job, HeldLease lease, Outcome outcome, RunOutcome told, RunRecord finished) {
 		this.ledger.record(finished);
 		this.overdue.noteFinished(finished);
+		return tell(job, lease, outcome, told, finished);
+	}
+
+	/**
+	 * Tell the listener of a run's end.
+	 */
+	private Outcome tell(JobDefinition job, HeldLease lease, Outcome outcome, RunOutcome told, RunRecord finished) {
 		EngineSupport.debug(logger,
 				() -> "cluster-singleton finished job '" + job.name() + "' (fencingToken=" + lease.fencingToken()
 						+ ", slot=" + lease.slot() + ", outcome=" + told.tag() + ", duration=" + outcome.duration()
@@ -270,8 +277,12 @@ final class GuardedRun {
 				this.state.running().remove(outcome.run());
 			}
 		};
+		// written before the store can answer, so that a run the store refuses is
+		// written again as lost after it
+		this.ledger.record(finished);
+		this.overdue.noteFinished(finished);
 		handOver.accept(delivery);
-		return record(job, lease, outcome, outcome.outcome(), finished);
+		return tell(job, lease, outcome, outcome.outcome(), finished);
 	}
 
 	/**

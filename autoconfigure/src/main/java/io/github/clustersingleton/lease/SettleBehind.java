@@ -19,10 +19,11 @@ package io.github.clustersingleton.lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -58,6 +59,13 @@ final class SettleBehind {
 	 */
 	private static final Log logger = LogFactory.getLog(ClusterSingletonExecutor.class);
 
+	/**
+	 * How far behind its runs the settling thread may fall: a run that returns while the
+	 * oldest release waits longer than this gives its lease back on its own thread, as
+	 * without this class, so that the releases that wait stay few (at the shutdown too).
+	 */
+	static final Duration MAX_BEHIND = Duration.ofSeconds(1);
+
 	private final EngineState state;
 
 	private final LeaseWatchdog watchdog;
@@ -70,6 +78,9 @@ final class SettleBehind {
 
 	/** The releases not made yet, by job: one per job, its last run's. */
 	private final Map<String, Release> releases = new ConcurrentHashMap<>();
+
+	/** The releases in the order they were handed over, the made ones dropped lazily. */
+	private final Queue<Release> order = new ConcurrentLinkedQueue<>();
 
 	private @Nullable ExecutorService settling;
 
@@ -103,28 +114,45 @@ final class SettleBehind {
 	 */
 	void settle(AheadClaim held, Runnable release) {
 		String jobName = held.job().name();
-		Release pending = new Release(jobName, held, release);
+		Release pending = new Release(jobName, held, release, this.ticker.nanoTime());
+		// renewed from before anyone can take it: the one who makes it stops the renewal
+		boolean renewed = this.watchdog.holdAhead(held);
 		Release earlier = this.releases.put(jobName, pending);
 		if (earlier != null) {
 			// a job's lease is given back before its next claim here: not expected
 			earlier.makeOrAwait(deadlineIn(this.ttlNanos));
 		}
-		if (this.state.isClosing() || !this.watchdog.holdAhead(held)) {
-			// the shutdown may have made the others already
+		this.order.add(pending);
+		if (!renewed || this.state.isClosing() || behind()) {
+			// the shutdown may have made the others already; or the settling thread is
+			// more than MAX_BEHIND behind, and this thread makes its own
 			pending.makeOrAwait(deadlineIn(this.ttlNanos));
 			return;
 		}
-		ExecutorService settling = settling();
 		try {
+			ExecutorService settling = settling();
 			if (settling != null) {
 				settling.execute(pending::makeIfNotTaken);
 				return;
 			}
 		}
-		catch (RejectedExecutionException ex) {
-			// closed meanwhile
+		catch (Throwable ex) {
+			rethrowIfFatal(ex);
+			// closed meanwhile, or no thread to be had
 		}
 		pending.makeOrAwait(deadlineIn(this.ttlNanos));
+	}
+
+	/**
+	 * Whether the oldest release that waits was handed over more than {@link #MAX_BEHIND}
+	 * ago.
+	 */
+	private boolean behind() {
+		Release oldest;
+		while ((oldest = this.order.peek()) != null && oldest.isMade()) {
+			this.order.remove(oldest);
+		}
+		return oldest != null && this.ticker.nanoTime() - oldest.handedOver > MAX_BEHIND.toNanos();
 	}
 
 	/**
@@ -200,14 +228,21 @@ final class SettleBehind {
 
 		private final Runnable release;
 
+		private final long handedOver;
+
 		private final AtomicBoolean taken = new AtomicBoolean();
 
 		private final CountDownLatch made = new CountDownLatch(1);
 
-		Release(String jobName, AheadClaim held, Runnable release) {
+		Release(String jobName, AheadClaim held, Runnable release, long handedOver) {
 			this.jobName = jobName;
 			this.held = held;
 			this.release = release;
+			this.handedOver = handedOver;
+		}
+
+		boolean isMade() {
+			return this.made.getCount() == 0;
 		}
 
 		/**

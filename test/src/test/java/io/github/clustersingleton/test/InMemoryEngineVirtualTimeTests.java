@@ -466,6 +466,21 @@ class InMemoryEngineVirtualTimeTests {
 	}
 
 	@Test
+	void aRunThatReturnsWhileTheSettlingThreadIsASecondBehindGivesItsLeaseBackItself() throws Throwable {
+		electThisNodeOver(node("node-b").executor());
+		JobDefinition first = cronJob("first", JobPolicies.DEFAULT);
+		JobDefinition second = cronJob("second", JobPolicies.DEFAULT);
+		assertThat(this.node.execute(first, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		// the settling thread has not come to it for more than a second
+		this.clock.advance(Duration.ofMillis(1100));
+		assertThat(this.node.execute(second, minute(1), RunTrigger.SCHEDULED, () -> null)).isTrue();
+		assertThat(heldFor("first")).isEqualTo("node-a");
+		assertThat(heldFor("second")).as("given back on its own thread").isNull();
+		this.engine.runDueTasks();
+		assertThat(heldFor("first")).isNull();
+	}
+
+	@Test
 	void aLeaderShuttingDownSettlesTheEndsThatWait() throws Throwable {
 		electThisNodeOver(node("node-b").executor());
 		JobDefinition job = cronJob("last", JobPolicies.DEFAULT);
