@@ -49,16 +49,6 @@ final class AheadClaim {
 
 	AheadClaim(JobDefinition job, LeaseRequest request, AcquireResult result, long requested, long tookNanos,
 			long ttlNanos) {
-		this(job, request, result, requested, tookNanos, ttlNanos,
-				requested + ActiveRun.saturatedNanos((job.lockAtMostFor().compareTo(InstantClaims.RENEWED_AT_LEAST) > 0)
-						? job.lockAtMostFor() : InstantClaims.RENEWED_AT_LEAST));
-	}
-
-	/**
-	 * A lease renewed until {@code capNanos} at most.
-	 */
-	AheadClaim(JobDefinition job, LeaseRequest request, AcquireResult result, long requested, long tookNanos,
-			long ttlNanos, long capNanos) {
 		this.job = job;
 		this.tookNanos = tookNanos;
 		this.request = request;
@@ -66,7 +56,9 @@ final class AheadClaim {
 		this.lease = HeldLease.of(request, result.fencingToken());
 		this.ttlNanos = ttlNanos;
 		this.validFrom = requested;
-		this.capNanos = capNanos;
+		this.capNanos = requested
+				+ ActiveRun.saturatedNanos((job.lockAtMostFor().compareTo(InstantClaims.RENEWED_AT_LEAST) > 0)
+						? job.lockAtMostFor() : InstantClaims.RENEWED_AT_LEAST);
 	}
 
 	JobDefinition job() {

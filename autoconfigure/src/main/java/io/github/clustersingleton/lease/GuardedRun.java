@@ -210,9 +210,7 @@ final class GuardedRun {
 	private Outcome deliverAndRecord(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
 			boolean deliver) {
 		RunCompletion completion = completion(job, lease.slot(), outcome);
-		RunState tentative = stateOf(outcome.outcome());
-		String error = (outcome.failure() != null) ? outcome.failure().toString() : null;
-		RunRecord finished = outcome.record().finish(tentative, this.clock.instant(), error);
+		RunRecord finished = ended(outcome);
 		RunOutcome result = outcome.outcome();
 		if (deliver) {
 			CompletionDelivery.Delivery delivery = this.delivery.release(lease, job, lockAtLeastFor, completion,
@@ -223,6 +221,14 @@ final class GuardedRun {
 			}
 		}
 		return record(job, lease, outcome, result, finished);
+	}
+
+	/**
+	 * The run's ledger record as it ended now, with the run's own outcome.
+	 */
+	private RunRecord ended(Outcome outcome) {
+		String error = (outcome.failure() != null) ? outcome.failure().toString() : null;
+		return outcome.record().finish(stateOf(outcome.outcome()), this.clock.instant(), error);
 	}
 
 	/**
@@ -260,8 +266,7 @@ final class GuardedRun {
 	Outcome settleBehind(JobDefinition job, HeldLease lease, Outcome outcome, Duration lockAtLeastFor,
 			Consumer<Runnable> handOver) {
 		RunCompletion completion = completion(job, lease.slot(), outcome);
-		String error = (outcome.failure() != null) ? outcome.failure().toString() : null;
-		RunRecord finished = outcome.record().finish(stateOf(outcome.outcome()), this.clock.instant(), error);
+		RunRecord finished = ended(outcome);
 		Runnable delivery = () -> {
 			try {
 				CompletionDelivery.Delivery delivered = this.delivery.release(lease, job, lockAtLeastFor, completion,

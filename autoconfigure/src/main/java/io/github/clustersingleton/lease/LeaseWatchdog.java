@@ -27,6 +27,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseBackend;
@@ -388,15 +389,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 							+ "force-released)");
 				}
 			}
-			for (AheadClaim claim : aheadBatch) {
-				if (renewed.contains(claim.lease().leaseToken())) {
-					claim.renewed(sent);
-				}
-				else {
-					// the run that takes it renews it first and finds it gone
-					this.ahead.remove(claim);
-				}
-			}
+			noteAhead(aheadBatch, renewed, (token) -> true, sent);
 			notifyRenewal(leases, renewed.size(), took, null);
 		}
 		catch (PartialRenewalException ex) {
@@ -413,15 +406,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 							+ "force-released)");
 				}
 			}
-			for (AheadClaim claim : aheadBatch) {
-				String token = claim.lease().leaseToken();
-				if (ex.getRenewed().contains(token)) {
-					claim.renewed(sent);
-				}
-				else if (ex.getLost().contains(token)) {
-					this.ahead.remove(claim);
-				}
-			}
+			noteAhead(aheadBatch, ex.getRenewed(), ex.getLost()::contains, sent);
 			if (leader != null && leaderLease != null) {
 				if (ex.getRenewed().contains(leaderLease.leaseToken())) {
 					leader.renewed(leaderLease, sent);
@@ -437,6 +422,21 @@ public final class LeaseWatchdog implements AutoCloseable {
 			long took = this.ticker.nanoTime() - sent;
 			warnRenewalFailure(leases.size(), ex);
 			notifyRenewal(leases, 0, took, ex);
+		}
+	}
+
+	/**
+	 * Note a renewal's answer for leases held ahead of their runs; a lost one is dropped.
+	 */
+	private void noteAhead(List<AheadClaim> batch, Set<String> renewed, Predicate<String> lost, long sent) {
+		for (AheadClaim claim : batch) {
+			String token = claim.lease().leaseToken();
+			if (renewed.contains(token)) {
+				claim.renewed(sent);
+			}
+			else if (lost.test(token)) {
+				this.ahead.remove(claim);
+			}
 		}
 	}
 
