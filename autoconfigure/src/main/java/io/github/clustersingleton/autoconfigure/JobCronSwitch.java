@@ -111,6 +111,17 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	}
 
 	@Override
+	public boolean skips(String jobName, Instant fireTime) {
+		ClusterSingletonExecutor executor = this.executor.get();
+		JobRegistry registry = this.registry.get();
+		if (executor == null || registry == null) {
+			return false;
+		}
+		JobDefinition job = registry.forName(jobName).orElse(null);
+		return job != null && executor.skipsTrigger(job, fireTime);
+	}
+
+	@Override
 	public void dropped(String jobName, Instant fireTime) {
 		ClusterSingletonExecutor executor = this.executor.get();
 		if (executor != null) {

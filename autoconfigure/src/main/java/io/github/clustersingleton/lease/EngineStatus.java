@@ -251,6 +251,18 @@ public abstract class EngineStatus {
 	}
 
 	/**
+	 * Whether preferred-node routing leaves this cron trigger of the job to another node
+	 * as it comes, as a scheduled run of the job would find (the job is put on the slot's
+	 * sweep here): the scheduler then does not run the job's task for it.
+	 * @param job the job
+	 * @param fireTime the trigger's fire time, its slot
+	 * @return whether the trigger is left to another node
+	 */
+	public boolean skipsTrigger(JobDefinition job, Instant fireTime) {
+		return engine().leftToPreferredNode(engine().overrides.apply(job), fireTime);
+	}
+
+	/**
 	 * Hear that the trigger of a job for a fire time will not run (its task was armed
 	 * again on another trigger first): a lease this node claimed for it ahead, in leader
 	 * mode, is given back.

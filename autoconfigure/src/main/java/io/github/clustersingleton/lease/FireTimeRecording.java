@@ -20,6 +20,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.github.clustersingleton.lease.ScheduledFireTime.CronSwitch;
@@ -47,6 +49,9 @@ final class FireTimeRecording implements Runnable {
 	private final @Nullable CronSwitch cronSwitch;
 
 	private final Queue<Instant> fireTimes = new ConcurrentLinkedQueue<>();
+
+	/** The fire times that {@link #nextExecution} deferred, until they run. */
+	private final Set<Instant> deferred = ConcurrentHashMap.newKeySet();
 
 	/** The first fire time is the trigger's next after this, when set. */
 	private final @Nullable Instant from;
@@ -93,7 +98,11 @@ final class FireTimeRecording implements Runnable {
 			return next;
 		}
 		Duration deferral = cronSwitch.deferral();
-		return (deferral.isNegative() || deferral.isZero()) ? next : next.plus(deferral);
+		if (deferral.isNegative() || deferral.isZero()) {
+			return next;
+		}
+		this.deferred.add(next);
+		return next.plus(deferral);
 	}
 
 	/**
@@ -106,6 +115,8 @@ final class FireTimeRecording implements Runnable {
 	 */
 	synchronized Retirement retire(Instant now) {
 		this.retiredAt = now;
+		// a fire time that is due still runs, its task deciding as without the deferral
+		this.deferred.clear();
 		Instant last = null;
 		for (Instant fireTime : this.fireTimes) {
 			last = fireTime;
@@ -139,7 +150,20 @@ final class FireTimeRecording implements Runnable {
 				this.lastStarted = fireTime;
 			}
 		}
+		if (fireTime != null && this.deferred.remove(fireTime) && leftToAnotherNode(fireTime)) {
+			return;
+		}
 		runAt(fireTime);
+	}
+
+	/**
+	 * Whether the trigger of a deferred fire time is left to another node as it comes,
+	 * without running the task.
+	 */
+	private boolean leftToAnotherNode(Instant fireTime) {
+		String jobName = this.jobName;
+		CronSwitch cronSwitch = this.cronSwitch;
+		return jobName != null && cronSwitch != null && cronSwitch.skips(jobName, fireTime);
 	}
 
 	/**

@@ -289,6 +289,20 @@ public class ScheduledFireTime implements TaskScheduler {
 		}
 
 		/**
+		 * Whether this node leaves a trigger it deferred ({@link #defers}) to another
+		 * node as it comes, so that the job's task is not run at all: the job's method,
+		 * its proxy and the scheduler's observation are skipped along with the claim. The
+		 * default leaves every trigger to the task.
+		 * @param jobName the job
+		 * @param fireTime the fire time
+		 * @return whether the trigger is left to another node, without running the task
+		 * @since 0.1.0
+		 */
+		default boolean skips(String jobName, Instant fireTime) {
+			return false;
+		}
+
+		/**
 		 * Hear that a fire time a job's trigger returned will not run: the task was armed
 		 * again on another trigger before it came.
 		 * @param jobName the job

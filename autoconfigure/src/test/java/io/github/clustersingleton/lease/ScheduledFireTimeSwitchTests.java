@@ -88,6 +88,12 @@ class ScheduledFireTimeSwitchTests {
 				}
 
 				@Override
+				public boolean skips(String jobName, Instant fireTime) {
+					ScheduledFireTimeSwitchTests.this.asked.add(jobName + "@" + fireTime);
+					return ScheduledFireTimeSwitchTests.this.skipped;
+				}
+
+				@Override
 				public void dropped(String jobName, Instant fireTime) {
 					ScheduledFireTimeSwitchTests.this.dropped.add(jobName + "@" + fireTime);
 				}
@@ -95,6 +101,37 @@ class ScheduledFireTimeSwitchTests {
 			});
 
 	private final List<String> dropped = new ArrayList<>();
+
+	private volatile boolean skipped;
+
+	/** The fire times the switch was asked whether it leaves them to another node. */
+	private final List<String> asked = new ArrayList<>();
+
+	@Test
+	void aDeferredTriggerLeftToAnotherNodeDoesNotRunItsTaskAndAnOwnOneIsNotAsked() {
+		List<@Nullable Instant> ran = new ArrayList<>();
+		this.fireTime.schedule(() -> ran.add(ScheduledFireTime.current()),
+				new CronTrigger("0 0 3 * * *", ZoneOffset.UTC));
+		Instant fire = Instant.parse("2026-05-02T03:00:00Z");
+		this.deferred = true;
+		this.skipped = true;
+		assertThat(next(0)).isEqualTo(fire.plus(DEFERRAL));
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(this.asked).containsExactly("report@" + fire);
+		assertThat(ran).as("left to another node").isEmpty();
+		// deferred, but this node finds it is the one to claim after all
+		this.skipped = false;
+		assertThat(next(0)).isEqualTo(fire.plus(DEFERRAL));
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(ran).containsExactly(fire);
+		// not deferred: the task decides, the switch is not asked
+		this.deferred = false;
+		this.skipped = true;
+		assertThat(next(0)).isEqualTo(fire);
+		this.scheduler.scheduled.get(0).task().run();
+		assertThat(ran).containsExactly(fire, fire);
+		assertThat(this.asked).hasSize(2);
+	}
 
 	@Test
 	void cronTaskFollowsTheOverrideFromItsChangeOnAndClearingRestoresItsOwnTrigger() {
