@@ -110,6 +110,10 @@ final class ClusterSingletonInterceptor implements MethodInterceptor {
 		// in front of it, @Async's say, may have run the call elsewhere, or on this
 		// thread with a task of its own in between)
 		boolean triggered = ScheduledFireTime.takeTriggerOf(job.name()) && isFirstAdvice(invocation);
+		if (triggered) {
+			// the scheduler decorator may now skip the job's triggers left to other nodes
+			this.registry.triggeredThroughGuard(job.name());
+		}
 		boolean scheduled = ClusterSingletonContext.find().isEmpty() && (triggered || calledByScheduler());
 		if (SuspendFunctions.isSuspending(invocation.getMethod())) {
 			// Spring's proxy awaits what this returns in the caller's coroutine; the

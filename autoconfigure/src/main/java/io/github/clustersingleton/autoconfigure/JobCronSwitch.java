@@ -111,14 +111,16 @@ final class JobCronSwitch implements ScheduledFireTime.CronSwitch {
 	}
 
 	@Override
-	public boolean skips(String jobName, Instant fireTime) {
+	public boolean skip(String jobName, Instant fireTime) {
 		ClusterSingletonExecutor executor = this.executor.get();
 		JobRegistry registry = this.registry.get();
-		if (executor == null || registry == null) {
+		// only a job whose triggers were seen to reach the guard first: behind other
+		// advice (@Async, say) the guard makes the call a direct one, not routed
+		if (executor == null || registry == null || !registry.isTriggeredThroughGuard(jobName)) {
 			return false;
 		}
 		JobDefinition job = registry.forName(jobName).orElse(null);
-		return job != null && executor.skipsTrigger(job, fireTime);
+		return job != null && executor.skipTrigger(job, fireTime);
 	}
 
 	@Override

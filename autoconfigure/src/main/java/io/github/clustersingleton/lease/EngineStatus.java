@@ -251,14 +251,15 @@ public abstract class EngineStatus {
 	}
 
 	/**
-	 * Whether preferred-node routing leaves this cron trigger of the job to another node
-	 * as it comes, as a scheduled run of the job would find (the job is put on the slot's
-	 * sweep here): the scheduler then does not run the job's task for it.
+	 * Skip this scheduled cron trigger of the job if preferred-node routing leaves it to
+	 * another node, as a scheduled run of the job would (the job is put on the slot's
+	 * sweep here and the skip counted as {@code not-preferred}), so that the scheduler
+	 * need not run the job's task for it.
 	 * @param job the job
 	 * @param fireTime the trigger's fire time, its slot
-	 * @return whether the trigger is left to another node
+	 * @return whether the trigger was skipped, left to another node
 	 */
-	public boolean skipsTrigger(JobDefinition job, Instant fireTime) {
+	public boolean skipTrigger(JobDefinition job, Instant fireTime) {
 		return engine().leftToPreferredNode(engine().overrides.apply(job), fireTime);
 	}
 

@@ -150,20 +150,20 @@ final class FireTimeRecording implements Runnable {
 				this.lastStarted = fireTime;
 			}
 		}
-		if (fireTime != null && this.deferred.remove(fireTime) && leftToAnotherNode(fireTime)) {
+		if (fireTime != null && this.deferred.remove(fireTime) && skippedHere(fireTime)) {
 			return;
 		}
 		runAt(fireTime);
 	}
 
 	/**
-	 * Whether the trigger of a deferred fire time is left to another node as it comes,
-	 * without running the task.
+	 * Skip the trigger of a deferred fire time, without running the task, if the switch
+	 * leaves it to another node as it comes.
 	 */
-	private boolean leftToAnotherNode(Instant fireTime) {
+	private boolean skippedHere(Instant fireTime) {
 		String jobName = this.jobName;
 		CronSwitch cronSwitch = this.cronSwitch;
-		return jobName != null && cronSwitch != null && cronSwitch.skips(jobName, fireTime);
+		return jobName != null && cronSwitch != null && cronSwitch.skip(jobName, fireTime);
 	}
 
 	/**

@@ -24,6 +24,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.clustersingleton.ClusterSingletonConfigurationException;
@@ -55,6 +56,12 @@ public final class JobRegistry {
 	 * a name two jobs share.
 	 */
 	private final Map<String, String> beanTaskNames = new ConcurrentHashMap<>();
+
+	/**
+	 * The jobs whose cron triggers were seen to reach the guard as the first advice of
+	 * their proxy, on the scheduler's thread.
+	 */
+	private final Set<String> triggeredThroughGuard = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Register the job of a method.
@@ -162,6 +169,30 @@ public final class JobRegistry {
 	private static boolean withoutParameters(Method method) {
 		return method.getParameterCount() == 0
 				|| (method.getParameterCount() == 1 && KotlinDetector.isSuspendingFunction(method));
+	}
+
+	/**
+	 * Note that a cron trigger of the job reached the guard as the first advice of the
+	 * job's proxy, on the scheduler's thread: its scheduled calls are scheduled runs, and
+	 * the scheduler decorator may skip a trigger that the node leaves to another one
+	 * without calling the method.
+	 * @param name the job name
+	 */
+	public void triggeredThroughGuard(String name) {
+		if (!this.triggeredThroughGuard.contains(name)) {
+			this.triggeredThroughGuard.add(name);
+		}
+	}
+
+	/**
+	 * Whether a cron trigger of the job was seen to reach the guard as the first advice
+	 * of its proxy ({@link #triggeredThroughGuard(String)}); not when advice in front of
+	 * it ({@code @Async}, say) makes its calls direct ones.
+	 * @param name the job name
+	 * @return whether its triggers reach the guard first
+	 */
+	public boolean isTriggeredThroughGuard(String name) {
+		return this.triggeredThroughGuard.contains(name);
 	}
 
 	/**

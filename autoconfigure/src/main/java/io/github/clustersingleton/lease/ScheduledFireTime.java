@@ -289,16 +289,17 @@ public class ScheduledFireTime implements TaskScheduler {
 		}
 
 		/**
-		 * Whether this node leaves a trigger it deferred ({@link #defers}) to another
-		 * node as it comes, so that the job's task is not run at all: the job's method,
-		 * its proxy and the scheduler's observation are skipped along with the claim. The
-		 * default leaves every trigger to the task.
+		 * Skip a trigger deferred by {@link #defers} as it comes if this node leaves it
+		 * to another node, doing what the job's guard does for such a skip, so that the
+		 * job's task is not run at all: the job's method, its proxy and the scheduler's
+		 * observation are left out along with the claim. The default skips nothing and
+		 * leaves every trigger to the task.
 		 * @param jobName the job
 		 * @param fireTime the fire time
-		 * @return whether the trigger is left to another node, without running the task
+		 * @return whether the trigger was skipped, without running the task
 		 * @since 0.1.0
 		 */
-		default boolean skips(String jobName, Instant fireTime) {
+		default boolean skip(String jobName, Instant fireTime) {
 			return false;
 		}
 

@@ -88,7 +88,7 @@ class ScheduledFireTimeSwitchTests {
 				}
 
 				@Override
-				public boolean skips(String jobName, Instant fireTime) {
+				public boolean skip(String jobName, Instant fireTime) {
 					ScheduledFireTimeSwitchTests.this.asked.add(jobName + "@" + fireTime);
 					return ScheduledFireTimeSwitchTests.this.skipped;
 				}
