@@ -277,6 +277,33 @@ final class JdbcStatement {
 	}
 
 	/**
+	 * Prepare this statement once and add one execution per parameter set to its batch,
+	 * for {@link PreparedStatement#executeBatch()}.
+	 * @param connection the connection
+	 * @param parameters the parameters of each execution
+	 * @return the prepared statement; the caller closes it
+	 * @throws SQLException on a database error
+	 */
+	PreparedStatement prepareBatch(Connection connection, List<MapSqlParameterSource> parameters) throws SQLException {
+		Assert.state(this.fixedSql != null, () -> this + " expands lists");
+		PreparedStatement prepared = connection.prepareStatement(this.fixedSql);
+		try {
+			for (MapSqlParameterSource execution : parameters) {
+				int index = 1;
+				for (Object value : NamedParameterUtils.buildValueArray(this.parsedSql, execution, null)) {
+					bind(prepared, index++, value);
+				}
+				prepared.addBatch();
+			}
+			return prepared;
+		}
+		catch (SQLException | RuntimeException ex) {
+			prepared.close();
+			throw ex;
+		}
+	}
+
+	/**
 	 * Bind one parameter; an {@link SqlParameterValue} whose value is {@code null} as SQL
 	 * {@code NULL} of its type.
 	 */

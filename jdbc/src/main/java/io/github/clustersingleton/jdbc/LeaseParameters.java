@@ -18,6 +18,7 @@ package io.github.clustersingleton.jdbc;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 
 import io.github.clustersingleton.ClaimPolicy;
@@ -91,6 +92,16 @@ final class LeaseParameters {
 	 */
 	static MapSqlParameterSource job(String jobName) {
 		return new MapSqlParameterSource().addValue("name", jobName).addValue("allJobs", ALL_JOBS);
+	}
+
+	/**
+	 * Return the parameters that name several jobs, and the row that holds the pause of
+	 * every job.
+	 * @param jobNames the jobs
+	 * @return the parameters {@code names} and {@code allJobs}
+	 */
+	static MapSqlParameterSource jobs(Collection<String> jobNames) {
+		return new MapSqlParameterSource().addValue("names", jobNames).addValue("allJobs", ALL_JOBS);
 	}
 
 	/**

@@ -16,10 +16,26 @@
 
 package io.github.clustersingleton.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.clustersingleton.AcquireResult;
+import io.github.clustersingleton.AcquireResult.Outcome;
+import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.test.TestStores;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatRuntimeException;
 
 /**
  * Lease backend contract and JDBC tests on MariaDB.
@@ -57,6 +73,44 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 	@Override
 	protected boolean reportsStoreTimeOnRenewal() {
 		return false;
+	}
+
+	/**
+	 * A claim that fails among claims sent together rolls back the claims before it: the
+	 * call holds nothing, so no slot is taken by a node that was told its claims failed.
+	 * The failure is a trigger that refuses one job's insert.
+	 */
+	@Test
+	void aClaimThatFailsAmongClaimsSentTogetherLeavesNoneOfThemTaken() throws SQLException {
+		String prefix = jobName("rollback") + "-";
+		String trigger = "cs_refuse_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+		String table = JdbcLeaseBackend.DEFAULT_TABLE_NAME;
+		try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + table
+					+ " FOR EACH ROW BEGIN IF NEW.name = '" + prefix + "007' THEN SIGNAL SQLSTATE '45000' "
+					+ "SET MESSAGE_TEXT = 'refused (simulated)'; END IF; END");
+		}
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		List<LeaseRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			requests.add(request(prefix + String.format("%03d", i), "node-a", LONG_TTL, slot));
+		}
+		try {
+			assertThat(backend().acquiresTogether()).isTrue();
+			assertThatRuntimeException().isThrownBy(() -> backend().tryAcquireAll(requests));
+			for (LeaseRequest request : requests) {
+				assertThat(backend().describe(request.jobName())).as(request.jobName()).isEmpty();
+			}
+		}
+		finally {
+			try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+				statement.execute("DROP TRIGGER " + trigger);
+			}
+		}
+		List<LeaseRequest> again = requests.stream()
+			.map((request) -> request(request.jobName(), "node-b", LONG_TTL, slot))
+			.toList();
+		assertThat(backend().tryAcquireAll(again)).extracting(AcquireResult::outcome).containsOnly(Outcome.ACQUIRED);
 	}
 
 }
