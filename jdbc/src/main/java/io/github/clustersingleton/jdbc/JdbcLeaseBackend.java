@@ -284,11 +284,11 @@ public class JdbcLeaseBackend implements LeaseBackend {
 	 * Claim the leases in as few round trips as the database's driver allows: on
 	 * PostgreSQL up to 64 claims per round trip, each with its usual statement, run in
 	 * one transaction; on MySQL and MariaDB up to 128 claims per transaction, their
-	 * upserts as one JDBC batch and one read of their rows (two round trips with MariaDB
-	 * Connector/J). A transaction chosen as a deadlock victim is sent again by itself, as
-	 * any statement; a claim whose statement found no row learns why in a round trip of
-	 * its own, as a single claim does. On H2, and for recovery claims, one claim after
-	 * another.
+	 * upserts as one JDBC batch and one read of their rows (five round trips with MariaDB
+	 * Connector/J, the transaction's start and end included). A transaction chosen as a
+	 * deadlock victim is sent again by itself, as any statement; a claim whose statement
+	 * found no row learns why in a round trip of its own, as a single claim does. On H2,
+	 * and for recovery claims, one claim after another.
 	 */
 	@Override
 	public List<AcquireResult> tryAcquireAll(List<LeaseRequest> requests) {

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,8 @@ import java.util.Set;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.HeldLease;
 import io.github.clustersingleton.LeaseRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -62,6 +65,21 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	 */
 	private static final int CLAIMS_PER_TRANSACTION = 128;
 
+	/**
+	 * MariaDB's error for a statement its prepared-statement protocol does not support,
+	 * which a server may answer to a batch sent in its bulk protocol.
+	 */
+	private static final int BULK_UNSUPPORTED = 1295;
+
+	/**
+	 * MariaDB's error for a row changed since the transaction read it
+	 * ({@code innodb_snapshot_isolation}), which a claim in a transaction of its own does
+	 * not meet.
+	 */
+	private static final int RECORD_CHANGED = 1020;
+
+	private static final Log logger = LogFactory.getLog(JdbcLeaseBackend.class);
+
 	private final JdbcStatement selectLive;
 
 	private final JdbcStatement batchAcquire;
@@ -69,6 +87,8 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	private final JdbcStatement batchAcquireRun;
 
 	private final JdbcStatement selectStates;
+
+	private volatile boolean claimsOneByOne;
 
 	MySqlLeaseStatements(String table) {
 		this(table, JdbcStatement.load("mysql", "acquire", table, false),
@@ -99,7 +119,12 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	 * statement), then {@code select-states.sql}, which reads every row they found or
 	 * inserted, still locked by them: a row carrying a claim's lease token means it won,
 	 * as after a claim on its own. An error rolls every claim back, so a failed call
-	 * holds nothing.
+	 * holds nothing; a connection whose rollback failed is aborted rather than returned
+	 * with the transaction open. Two errors of the transaction itself make the claims one
+	 * by one instead, each in a transaction of its own as at a trigger: a server that
+	 * refuses the batch's statement in its bulk protocol (error 1295; from then on this
+	 * platform's claims go one by one), and a row changed since the transaction read it
+	 * under {@code innodb_snapshot_isolation} (error 1020).
 	 * @return one result per request, in order; {@code null} where the job has no row
 	 * (its claim was refused before the upsert), which {@link #readOutcome} explains
 	 */
@@ -112,45 +137,125 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 			Assert.isTrue(!requests.get(i).recovery(), "a recovery claim goes by itself");
 			positions.computeIfAbsent(requests.get(i).jobName(), (name) -> new ArrayList<>()).add(i);
 		}
+		List<@Nullable AcquireResult> results;
 		connection.setAutoCommit(false);
 		try {
-			for (int from = 0; from < requests.size();) {
-				JdbcStatement statement = batchStatement(requests.get(from));
-				List<MapSqlParameterSource> parameters = new ArrayList<>();
-				int to = from;
-				while (to < requests.size() && batchStatement(requests.get(to)) == statement) {
-					parameters.add(this.parameters.acquire(requests.get(to)));
-					to++;
-				}
-				try (PreparedStatement batch = statement.prepareBatch(connection, parameters)) {
-					batch.executeBatch();
-				}
-				from = to;
-			}
-			List<@Nullable AcquireResult> results = new ArrayList<>(Collections.nCopies(requests.size(), null));
-			try (PreparedStatement statement = this.selectStates.prepare(connection,
-					LeaseParameters.jobs(positions.keySet())); ResultSet resultSet = statement.executeQuery()) {
-				while (resultSet.next()) {
-					for (int i : positions.getOrDefault(resultSet.getString("name"), List.of())) {
-						results.set(i, this.rows.outcome(requests.get(i), resultSet));
-					}
-				}
-			}
+			results = claimInTransaction(connection, requests, positions);
 			connection.commit();
-			return results;
 		}
 		catch (SQLException | RuntimeException ex) {
-			try {
-				connection.rollback();
+			if (!rolledBack(connection, ex)) {
+				throw ex;
 			}
-			catch (SQLException rollbackFailure) {
-				ex.addSuppressed(rollbackFailure);
+			if (ex instanceof SQLException failure && hasErrorCode(failure, BULK_UNSUPPORTED)) {
+				this.claimsOneByOne = true;
+				logger.info("cluster-singleton: this MariaDB server refuses the claims of an instant sent as one "
+						+ "batch (error 1295); the leader claims them one at a time from now on");
+				return claimOneByOne(connection, requests);
+			}
+			if (ex instanceof SQLException failure && hasErrorCode(failure, RECORD_CHANGED)) {
+				return claimOneByOne(connection, requests);
 			}
 			throw ex;
 		}
-		finally {
+		try {
 			connection.setAutoCommit(true);
 		}
+		catch (SQLException ex) {
+			// the claims committed: their answer stands; the pool deals with the
+			// connection
+			logger.debug("cluster-singleton could not switch auto-commit back on after claims sent together", ex);
+		}
+		return results;
+	}
+
+	private List<@Nullable AcquireResult> claimInTransaction(Connection connection, List<LeaseRequest> requests,
+			Map<String, List<Integer>> positions) throws SQLException {
+		for (int from = 0; from < requests.size();) {
+			JdbcStatement statement = batchStatement(requests.get(from));
+			List<MapSqlParameterSource> parameters = new ArrayList<>();
+			int to = from;
+			while (to < requests.size() && batchStatement(requests.get(to)) == statement) {
+				parameters.add(this.parameters.acquire(requests.get(to)));
+				to++;
+			}
+			try (PreparedStatement batch = statement.prepareBatch(connection, parameters)) {
+				batch.executeBatch();
+			}
+			from = to;
+		}
+		List<@Nullable AcquireResult> results = new ArrayList<>(Collections.nCopies(requests.size(), null));
+		try (PreparedStatement statement = this.selectStates.prepare(connection,
+				LeaseParameters.jobs(positions.keySet())); ResultSet resultSet = statement.executeQuery()) {
+			while (resultSet.next()) {
+				for (int i : positions.getOrDefault(resultSet.getString("name"), List.of())) {
+					results.set(i, this.rows.outcome(requests.get(i), resultSet));
+				}
+			}
+		}
+		return results;
+	}
+
+	/**
+	 * Roll the transaction of claims sent together back and switch auto-commit back on.
+	 * When the rollback fails the connection is aborted, since switching auto-commit on
+	 * would commit what the transaction still holds.
+	 * @return whether the connection is usable again, in auto-commit
+	 */
+	private static boolean rolledBack(Connection connection, Exception failure) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+			try {
+				connection.abort(Runnable::run);
+			}
+			catch (SQLException | RuntimeException abortFailure) {
+				failure.addSuppressed(abortFailure);
+			}
+			return false;
+		}
+		try {
+			connection.setAutoCommit(true);
+			return true;
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+			return false;
+		}
+	}
+
+	private List<@Nullable AcquireResult> claimOneByOne(Connection connection, List<LeaseRequest> requests)
+			throws SQLException {
+		List<@Nullable AcquireResult> results = new ArrayList<>(requests.size());
+		for (LeaseRequest request : requests) {
+			results.add(tryAcquire(connection, request));
+		}
+		return results;
+	}
+
+	private static boolean hasErrorCode(SQLException failure, int errorCode) {
+		Set<Throwable> seen = new HashSet<>();
+		List<Throwable> next = new ArrayList<>(List.of(failure));
+		while (!next.isEmpty()) {
+			Throwable candidate = next.remove(next.size() - 1);
+			if (!seen.add(candidate)) {
+				continue;
+			}
+			if (candidate instanceof SQLException sql) {
+				if (sql.getErrorCode() == errorCode) {
+					return true;
+				}
+				if (sql.getNextException() != null) {
+					next.add(sql.getNextException());
+				}
+			}
+			if (candidate.getCause() != null) {
+				next.add(candidate.getCause());
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -158,7 +263,7 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	 */
 	@Override
 	int claimsPerRoundTrip() {
-		return CLAIMS_PER_TRANSACTION;
+		return this.claimsOneByOne ? 1 : CLAIMS_PER_TRANSACTION;
 	}
 
 	private JdbcStatement batchStatement(LeaseRequest request) {

@@ -113,4 +113,72 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 		assertThat(backend().tryAcquireAll(again)).extracting(AcquireResult::outcome).containsOnly(Outcome.ACQUIRED);
 	}
 
+	/**
+	 * A server that refuses the batch of claims in its bulk protocol (error 1295, which
+	 * MariaDB 11.5 and later may answer to a batch of upserts) gets the claims one at a
+	 * time in the same call, all of them answered, and from then on no batch: the backend
+	 * stops saying that it sends claims together. The refusal is a trigger that raises
+	 * error 1295 inside a transaction only.
+	 */
+	@Test
+	void aServerThatRefusesTheBatchGetsTheClaimsOneByOneFromThenOn() throws SQLException {
+		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+		backend.probe();
+		assertThat(backend.acquiresTogether()).isTrue();
+		List<LeaseRequest> requests = requestsFor(jobName("bulk"));
+		refusedInATransaction(requests, 1295,
+				() -> assertThat(backend.tryAcquireAll(requests)).extracting(AcquireResult::outcome)
+					.containsOnly(Outcome.ACQUIRED));
+		assertThat(backend.acquiresTogether()).isFalse();
+	}
+
+	/**
+	 * A row changed since the transaction of claims read it (error 1020 under
+	 * {@code innodb_snapshot_isolation}) gets the call's claims one at a time, all of
+	 * them answered; the next call sends its claims together again.
+	 */
+	@Test
+	void aRowChangedUnderTheTransactionGetsThatCallsClaimsOneByOne() throws SQLException {
+		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+		backend.probe();
+		List<LeaseRequest> requests = requestsFor(jobName("changed"));
+		refusedInATransaction(requests, 1020,
+				() -> assertThat(backend.tryAcquireAll(requests)).extracting(AcquireResult::outcome)
+					.containsOnly(Outcome.ACQUIRED));
+		assertThat(backend.acquiresTogether()).isTrue();
+	}
+
+	/**
+	 * Run the claims while a trigger raises the error for the requests' jobs inside a
+	 * transaction only, so that a claim in a transaction of its own is not refused.
+	 */
+	private void refusedInATransaction(List<LeaseRequest> requests, int errorCode, Runnable claims)
+			throws SQLException {
+		String trigger = "cs_refuse_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+		String names = String.join("', '", requests.stream().map(LeaseRequest::jobName).toList());
+		try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + JdbcLeaseBackend.DEFAULT_TABLE_NAME
+					+ " FOR EACH ROW BEGIN IF NEW.name IN ('" + names + "') AND @@autocommit = 0 THEN "
+					+ "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = " + errorCode
+					+ ", MESSAGE_TEXT = 'refused in a transaction (simulated)'; END IF; END");
+		}
+		try {
+			claims.run();
+		}
+		finally {
+			try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+				statement.execute("DROP TRIGGER " + trigger);
+			}
+		}
+	}
+
+	private static List<LeaseRequest> requestsFor(String name) {
+		Instant slot = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+		List<LeaseRequest> requests = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			requests.add(request(name + "-" + String.format("%03d", i), "node-a", LONG_TTL, slot));
+		}
+		return requests;
+	}
+
 }
