@@ -22,6 +22,10 @@ import java.util.function.Function;
 
 import javax.sql.DataSource;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
@@ -55,6 +59,8 @@ public final class ConnectionRunner {
 	private static final String DEADLOCK_DETECTED = "40P01";
 
 	private static final int MAX_ATTEMPTS = 3;
+
+	private static final Log logger = LogFactory.getLog(ConnectionRunner.class);
 
 	private static final SQLExceptionTranslator TRANSLATOR = new SQLExceptionSubclassTranslator();
 
@@ -99,13 +105,38 @@ public final class ConnectionRunner {
 			if (!autoCommit) {
 				connection.setAutoCommit(true);
 			}
+			T result;
 			try {
-				return action.execute(connection, value);
+				result = action.execute(connection, value);
 			}
-			finally {
+			catch (SQLException | RuntimeException ex) {
 				if (!autoCommit) {
-					connection.setAutoCommit(false);
+					restoreManualCommit(connection, ex);
 				}
+				throw ex;
+			}
+			if (!autoCommit) {
+				restoreManualCommit(connection, null);
+			}
+			return result;
+		}
+	}
+
+	/**
+	 * Switch auto-commit off again before the connection goes back to the pool. A failure
+	 * here never replaces the action's answer, whose statements committed, nor its error,
+	 * which decides whether it is sent again: the pool finds the connection broken.
+	 */
+	private static void restoreManualCommit(Connection connection, @Nullable Exception failure) {
+		try {
+			connection.setAutoCommit(false);
+		}
+		catch (SQLException ex) {
+			if (failure != null) {
+				failure.addSuppressed(ex);
+			}
+			else {
+				logger.debug("cluster-singleton could not switch auto-commit off again on a pooled connection", ex);
 			}
 		}
 	}

@@ -226,11 +226,28 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 		}
 	}
 
+	/**
+	 * Make the claims one at a time, each in a transaction of its own. A claim that fails
+	 * is answered {@code null}, so that the claims answered before it keep their answers
+	 * and the caller reads the failed one's row, which tells whether it was taken after
+	 * all; only when every claim failed is the first error thrown.
+	 */
 	private List<@Nullable AcquireResult> claimOneByOne(Connection connection, List<LeaseRequest> requests)
 			throws SQLException {
 		List<@Nullable AcquireResult> results = new ArrayList<>(requests.size());
+		SQLException firstFailure = null;
 		for (LeaseRequest request : requests) {
-			results.add(tryAcquire(connection, request));
+			try {
+				results.add(tryAcquire(connection, request));
+			}
+			catch (SQLException ex) {
+				logger.debug("cluster-singleton could not claim the lease of job '" + request.jobName() + "'", ex);
+				firstFailure = (firstFailure != null) ? firstFailure : ex;
+				results.add(null);
+			}
+		}
+		if (firstFailure != null && results.stream().allMatch((result) -> result == null)) {
+			throw firstFailure;
 		}
 		return results;
 	}

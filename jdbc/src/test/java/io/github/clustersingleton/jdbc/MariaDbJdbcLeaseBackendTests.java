@@ -32,6 +32,7 @@ import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.AcquireResult.Outcome;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.test.TestStores;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -126,7 +127,7 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 		backend.probe();
 		assertThat(backend.acquiresTogether()).isTrue();
 		List<LeaseRequest> requests = requestsFor(jobName("bulk"));
-		refusedInATransaction(requests, 1295,
+		refusedInATransaction(requests, 1295, null,
 				() -> assertThat(backend.tryAcquireAll(requests)).extracting(AcquireResult::outcome)
 					.containsOnly(Outcome.ACQUIRED));
 		assertThat(backend.acquiresTogether()).isFalse();
@@ -142,25 +143,50 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
 		backend.probe();
 		List<LeaseRequest> requests = requestsFor(jobName("changed"));
-		refusedInATransaction(requests, 1020,
+		refusedInATransaction(requests, 1020, null,
 				() -> assertThat(backend.tryAcquireAll(requests)).extracting(AcquireResult::outcome)
 					.containsOnly(Outcome.ACQUIRED));
 		assertThat(backend.acquiresTogether()).isTrue();
 	}
 
 	/**
-	 * Run the claims while a trigger raises the error for the requests' jobs inside a
-	 * transaction only, so that a claim in a transaction of its own is not refused.
+	 * A claim that fails when the call's claims are made one at a time leaves the claims
+	 * answered before and after it their grants: the call answers them, and the failed
+	 * one's trigger asks by itself, so no slot is taken by a lease its node does not
+	 * know.
 	 */
-	private void refusedInATransaction(List<LeaseRequest> requests, int errorCode, Runnable claims)
-			throws SQLException {
+	@Test
+	void aClaimThatFailsWhenTheClaimsGoOneByOneLeavesTheOthersTheirGrants() throws SQLException {
+		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+		backend.probe();
+		List<LeaseRequest> requests = requestsFor(jobName("one-fails"));
+		String failing = requests.get(5).jobName();
+		refusedInATransaction(requests, 1020, failing, () -> {
+			List<AcquireResult> results = backend.tryAcquireAll(requests);
+			for (int i = 0; i < requests.size(); i++) {
+				assertThat(results.get(i).isAcquired()).as(requests.get(i).jobName()).isEqualTo(i != 5);
+			}
+		});
+		assertThat(backend.describe(failing)).isEmpty();
+		assertThat(backend.describe(requests.get(4).jobName())).get()
+			.satisfies((info) -> assertThat(info.holder()).isEqualTo("node-a"));
+	}
+
+	/**
+	 * Run the claims while a trigger raises the error for the requests' jobs inside a
+	 * transaction only, so that a claim in a transaction of its own is not refused, and
+	 * refuses the insert of {@code alwaysRefused} in any case.
+	 */
+	private void refusedInATransaction(List<LeaseRequest> requests, int errorCode, @Nullable String alwaysRefused,
+			Runnable claims) throws SQLException {
 		String trigger = "cs_refuse_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
 		String names = String.join("', '", requests.stream().map(LeaseRequest::jobName).toList());
 		try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute("CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + JdbcLeaseBackend.DEFAULT_TABLE_NAME
 					+ " FOR EACH ROW BEGIN IF NEW.name IN ('" + names + "') AND @@autocommit = 0 THEN "
 					+ "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = " + errorCode
-					+ ", MESSAGE_TEXT = 'refused in a transaction (simulated)'; END IF; END");
+					+ ", MESSAGE_TEXT = 'refused in a transaction (simulated)'; ELSEIF NEW.name = '" + alwaysRefused
+					+ "' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused (simulated)'; END IF; END");
 		}
 		try {
 			claims.run();
