@@ -185,7 +185,7 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 			statement.execute("CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + JdbcLeaseBackend.DEFAULT_TABLE_NAME
 					+ " FOR EACH ROW BEGIN IF NEW.name IN ('" + names + "') AND @@autocommit = 0 THEN "
 					+ "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = " + errorCode
-					+ ", MESSAGE_TEXT = 'refused in a transaction (simulated)'; ELSEIF NEW.name = '" + alwaysRefused
+					+ ", MESSAGE_TEXT = 'refused in a transaction (simulated)'; END IF; IF NEW.name = '" + alwaysRefused
 					+ "' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused (simulated)'; END IF; END");
 		}
 		try {
