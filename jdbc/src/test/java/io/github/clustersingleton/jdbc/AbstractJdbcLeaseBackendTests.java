@@ -656,6 +656,8 @@ abstract class AbstractJdbcLeaseBackendTests extends AbstractLeaseBackendContrac
 	private void dropTables(String... tables) {
 		try (Connection connection = this.pool.getConnection(); Statement statement = connection.createStatement()) {
 			for (String table : tables) {
+				// the schema script creates the manual-run table beside the lease table
+				statement.execute("DROP TABLE IF EXISTS " + JdbcPlatform.manualRunTableName(table));
 				statement.execute("DROP TABLE IF EXISTS " + table);
 			}
 		}

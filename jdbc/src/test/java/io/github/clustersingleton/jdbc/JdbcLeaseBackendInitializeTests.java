@@ -54,7 +54,9 @@ class JdbcLeaseBackendInitializeTests {
 
 	@AfterAll
 	void dropTable() {
-		new JdbcTemplate(this.dataSource).execute("DROP TABLE IF EXISTS " + this.table);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		jdbc.execute("DROP TABLE IF EXISTS " + JdbcPlatform.manualRunTableName(this.table));
+		jdbc.execute("DROP TABLE IF EXISTS " + this.table);
 		this.dataSource.close();
 	}
 
