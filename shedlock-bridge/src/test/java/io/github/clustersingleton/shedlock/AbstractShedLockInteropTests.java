@@ -142,7 +142,9 @@ abstract class AbstractShedLockInteropTests {
 				check(runs, log);
 			}
 			finally {
-				for (String table : List.of(this.shedLockTable, this.runsTable, this.leaseTable, this.runTable)) {
+				// the schema script creates the manual-run table beside the lease table
+				for (String table : List.of(this.shedLockTable, this.runsTable, this.leaseTable + "_manual_run",
+						this.leaseTable, this.runTable)) {
 					jdbc.execute("DROP TABLE IF EXISTS " + table);
 				}
 			}
