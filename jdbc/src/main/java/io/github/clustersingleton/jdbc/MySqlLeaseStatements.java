@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -253,23 +252,10 @@ sealed class MySqlLeaseStatements extends LeaseStatements permits MariaDbLeaseSt
 	}
 
 	private static boolean hasErrorCode(SQLException failure, int errorCode) {
-		Set<Throwable> seen = new HashSet<>();
-		List<Throwable> next = new ArrayList<>(List.of(failure));
-		while (!next.isEmpty()) {
-			Throwable candidate = next.remove(next.size() - 1);
-			if (!seen.add(candidate)) {
-				continue;
-			}
-			if (candidate instanceof SQLException sql) {
-				if (sql.getErrorCode() == errorCode) {
-					return true;
-				}
-				if (sql.getNextException() != null) {
-					next.add(sql.getNextException());
-				}
-			}
-			if (candidate.getCause() != null) {
-				next.add(candidate.getCause());
+		// an SQLException iterates over its chained exceptions and their causes
+		for (Throwable cause : failure) {
+			if (cause instanceof SQLException sql && sql.getErrorCode() == errorCode) {
+				return true;
 			}
 		}
 		return false;

@@ -123,13 +123,9 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 	 */
 	@Test
 	void aServerThatRefusesTheBatchGetsTheClaimsOneByOneFromThenOn() throws SQLException {
-		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
-		backend.probe();
+		JdbcLeaseBackend backend = freshBackend();
 		assertThat(backend.acquiresTogether()).isTrue();
-		List<LeaseRequest> requests = requestsFor(jobName("bulk"));
-		refusedInATransaction(requests, 1295, null,
-				() -> assertThat(backend.tryAcquireAll(requests)).extracting(AcquireResult::outcome)
-					.containsOnly(Outcome.ACQUIRED));
+		assertEveryClaimAcquiredAfterTheTransactionFails(backend, 1295, jobName("bulk"));
 		assertThat(backend.acquiresTogether()).isFalse();
 	}
 
@@ -140,12 +136,8 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 	 */
 	@Test
 	void aRowChangedUnderTheTransactionGetsThatCallsClaimsOneByOne() throws SQLException {
-		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
-		backend.probe();
-		List<LeaseRequest> requests = requestsFor(jobName("changed"));
-		refusedInATransaction(requests, 1020, null,
-				() -> assertThat(backend.tryAcquireAll(requests)).extracting(AcquireResult::outcome)
-					.containsOnly(Outcome.ACQUIRED));
+		JdbcLeaseBackend backend = freshBackend();
+		assertEveryClaimAcquiredAfterTheTransactionFails(backend, 1020, jobName("changed"));
 		assertThat(backend.acquiresTogether()).isTrue();
 	}
 
@@ -157,8 +149,7 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 	 */
 	@Test
 	void aClaimThatFailsWhenTheClaimsGoOneByOneLeavesTheOthersTheirGrants() throws SQLException {
-		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
-		backend.probe();
+		JdbcLeaseBackend backend = freshBackend();
 		List<LeaseRequest> requests = requestsFor(jobName("one-fails"));
 		String failing = requests.get(5).jobName();
 		refusedInATransaction(requests, 1020, failing, () -> {
@@ -170,6 +161,23 @@ class MariaDbJdbcLeaseBackendTests extends AbstractJdbcLeaseBackendTests {
 		assertThat(backend.describe(failing)).isEmpty();
 		assertThat(backend.describe(requests.get(4).jobName())).get()
 			.satisfies((info) -> assertThat(info.holder()).isEqualTo("node-a"));
+	}
+
+	/**
+	 * A backend of its own, whose switch to claims one at a time no other test sees.
+	 */
+	private JdbcLeaseBackend freshBackend() {
+		JdbcLeaseBackend backend = new JdbcLeaseBackend(pool(), JdbcLeaseBackend.DEFAULT_TABLE_NAME);
+		backend.probe();
+		return backend;
+	}
+
+	private void assertEveryClaimAcquiredAfterTheTransactionFails(JdbcLeaseBackend backend, int errorCode, String name)
+			throws SQLException {
+		List<LeaseRequest> requests = requestsFor(name);
+		refusedInATransaction(requests, errorCode, null,
+				() -> assertThat(backend.tryAcquireAll(requests)).extracting(AcquireResult::outcome)
+					.containsOnly(Outcome.ACQUIRED));
 	}
 
 	/**
