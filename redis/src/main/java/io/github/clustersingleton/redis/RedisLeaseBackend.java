@@ -35,13 +35,11 @@ import io.github.clustersingleton.LeaseBackend;
 import io.github.clustersingleton.LeaseInfo;
 import io.github.clustersingleton.LeaseRequest;
 import io.github.clustersingleton.NodePresence;
-import io.github.clustersingleton.PartialAcquisitionException;
 import io.github.clustersingleton.RunCompletion;
 import io.github.clustersingleton.RunLedger;
 import io.github.clustersingleton.StoreClockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -110,6 +108,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 
 	private final RedisNodePresence presence;
 
+	private final RedisClaims claims;
+
 	/**
 	 * Create a new instance with the {@link #DEFAULT_KEY_PREFIX default key prefix}.
 	 * @param executor how the scripts reach Redis
@@ -133,6 +133,8 @@ public class RedisLeaseBackend implements LeaseBackend {
 		this.runLedger = new RedisRunLedger(executor, this.keys, this.grouping);
 		this.controls = new RedisJobControls(executor, this.keys, this.grouping);
 		this.presence = new RedisNodePresence(executor, this.keys, this.grouping);
+		this.claims = new RedisClaims(executor, this.keys, this.grouping, this.replicaWait, this.storeTime,
+				this.controls);
 	}
 
 	@Override
@@ -255,7 +257,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 	@Override
 	public AcquireResult tryAcquire(LeaseRequest request) {
 		Assert.notNull(request, "'request' must not be null");
-		return resultOf(request, acquire(request));
+		return this.claims.claim(request);
 	}
 
 	/**
@@ -270,51 +272,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 		if (requests.size() < 2 || !acquiresTogether()) {
 			return LeaseBackend.super.tryAcquireAll(requests);
 		}
-		List<AcquireCall> calls = new ArrayList<>(requests.size());
-		List<List<String>> keys = new ArrayList<>(requests.size());
-		List<List<String>> args = new ArrayList<>(requests.size());
-		for (LeaseRequest request : requests) {
-			AcquireCall call = new AcquireCall(request, ttlMillis(request.ttl()), true, false,
-					this.grouping.claimsIndex());
-			calls.add(call);
-			keys.add(call.keys(this.keys));
-			args.add(call.args());
-		}
-		List<RedisScriptExecutor.Answer> answers = this.executor.executeAll(RedisLeaseScript.ACQUIRE, keys, args);
-		Assert.state(answers.size() == calls.size(), "Redis did not answer every claim");
-		List<@Nullable AcquireResult> results = new ArrayList<>(requests.size());
-		RuntimeException failure = null;
-		for (int i = 0; i < calls.size(); i++) {
-			RedisScriptExecutor.Answer answer = answers.get(i);
-			List<Object> reply = answer.reply();
-			try {
-				if (reply == null) {
-					RuntimeException callFailure = answer.failure();
-					throw (callFailure != null) ? callFailure
-							: new IllegalStateException("Redis did not answer a claim");
-				}
-				AcquireCall.Reply decoded = calls.get(i).decode(reply);
-				results.add(resultOf(requests.get(i),
-						decoded.checkPauseAll() ? checkPauseAll(requests.get(i), decoded) : decoded));
-			}
-			catch (RuntimeException ex) {
-				// this claim failed by itself: the others keep their answers
-				results.add(null);
-				if (failure == null) {
-					failure = ex;
-				}
-				else if (failure != ex) {
-					failure.addSuppressed(ex);
-				}
-			}
-		}
-		if (failure != null) {
-			if (results.stream().allMatch((result) -> result == null)) {
-				throw failure;
-			}
-			throw new PartialAcquisitionException(results, failure);
-		}
-		return List.copyOf(results);
+		return this.claims.claimTogether(requests);
 	}
 
 	/**
@@ -323,75 +281,7 @@ public class RedisLeaseBackend implements LeaseBackend {
 	 */
 	@Override
 	public boolean acquiresTogether() {
-		return !this.grouping.perSlot() && this.replicaWait.minReplicas() <= 0 && this.executor.executesTogether();
-	}
-
-	private AcquireResult resultOf(LeaseRequest request, AcquireCall.Reply reply) {
-		if (reply.paused()) {
-			this.storeTime.observe(reply.storeTime());
-			return AcquireResult.paused(reply.lastSlot());
-		}
-		if (reply.acquired()) {
-			this.storeTime.observe(reply.storeTime());
-			if (!request.policy().isActive()) {
-				return AcquireResult.acquired(reply.fence());
-			}
-			return AcquireResult.acquired(reply.fence(), reply.lastSlot(), reply.run());
-		}
-		Instant storeTime = this.storeTime.observe(reply.storeTime());
-		String holder = reply.holder();
-		if (request.recovery()) {
-			return (holder != null) ? AcquireResult.held(holder) : AcquireResult.nothingPending();
-		}
-		return AcquireResult.notAcquired(request, holder, reply.lastSlot(), storeTime);
-	}
-
-	private AcquireCall.Reply acquire(LeaseRequest request) {
-		boolean withPauseAll = !this.grouping.perSlot();
-		AcquireCall.Reply reply;
-		try {
-			reply = acquire(request, withPauseAll, false);
-		}
-		catch (RuntimeException ex) {
-			if (withPauseAll && this.grouping.claimsIndex() && RedisErrors.isNoPermission(ex)) {
-				// refused before the script ran, and the key of the pause of every job
-				// was
-				// granted to earlier versions: the index's is not
-				this.grouping.noClaimsIndex();
-				reply = acquire(request, true, false);
-			}
-			else if (withPauseAll && RedisErrors.isCrossSlot(ex)) {
-				// refused before the script ran: nothing was written
-				this.grouping.crossSlot();
-				reply = acquire(request, false, false);
-			}
-			else {
-				throw ex;
-			}
-		}
-		if (!reply.checkPauseAll()) {
-			return reply;
-		}
-		return checkPauseAll(request, reply);
-	}
-
-	/**
-	 * A Redis Cluster, and a job never claimed before: its meta hash may not carry the
-	 * mark of a pause of every job, so that pause is read, after the script wrote a
-	 * marker into the meta hash (see RedisJobControls).
-	 */
-	private AcquireCall.Reply checkPauseAll(LeaseRequest request, AcquireCall.Reply reply) {
-		if (this.controls.pausedAll()) {
-			return new AcquireCall.Reply(false, true, false, 0, reply.storeTime(), null, null, null);
-		}
-		return acquire(request, false, true);
-	}
-
-	private AcquireCall.Reply acquire(LeaseRequest request, boolean withPauseAll, boolean pauseAllChecked) {
-		return this.replicaWait
-			.execute(new AcquireCall(request, ttlMillis(request.ttl()), withPauseAll, pauseAllChecked,
-					withPauseAll && this.grouping.claimsIndex()), request.ttl())
-			.reply();
+		return this.claims.together();
 	}
 
 	@Override
