@@ -99,6 +99,20 @@ public final class LocalRedisServers implements AutoCloseable {
 	 * Kill a member with {@code SIGKILL}: what it held is gone.
 	 * @param member the member
 	 */
+	/**
+	 * Start again every member that was killed and not started since (a test that failed
+	 * before its own restart), so that the next test finds every member up.
+	 * @throws IOException when a server cannot be started
+	 */
+	synchronized void startKilled() throws IOException {
+		for (int i = 0; i < this.ports.length; i++) {
+			Process process = this.processes[i];
+			if (process == null || !process.isAlive()) {
+				start(i);
+			}
+		}
+	}
+
 	synchronized void kill(int member) {
 		Process process = this.processes[member];
 		if (process != null) {

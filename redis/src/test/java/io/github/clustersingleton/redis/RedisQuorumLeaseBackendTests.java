@@ -130,12 +130,14 @@ class RedisQuorumLeaseBackendTests extends AbstractLeaseBackendContractTests {
 	}
 
 	@AfterEach
-	void restoreMembers() {
+	void restoreMembers() throws IOException {
 		this.backend.setBetweenPhases(() -> {
 		});
 		for (Switchable member : this.switches) {
 			member.down = false;
 		}
+		// a test that failed between a member's kill and its restart left it down
+		this.servers.startKilled();
 		for (int i = 0; i < 3; i++) {
 			awaitMember(i);
 		}
