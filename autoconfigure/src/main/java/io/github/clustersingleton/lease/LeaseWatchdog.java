@@ -26,7 +26,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import io.github.clustersingleton.HeldLease;
@@ -59,7 +58,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	/**
 	 * Minimum time between two WARN logs about failed renewals.
 	 */
-	private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(30);
+	private static final Duration WARN_INTERVAL = Duration.ofSeconds(30);
 
 	private final LeaseBackend backend;
 
@@ -90,9 +89,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
 	private final Ticker ticker;
 
-	private volatile long lastWarnNanos;
-
-	private final AtomicInteger suppressedWarnings = new AtomicInteger();
+	private final WarningThrottle renewalWarnings;
 
 	/**
 	 * Create a watchdog.
@@ -122,7 +119,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 	public LeaseWatchdog(LeaseBackend backend, Duration ttl, boolean interruptOnLeaseLoss,
 			ClusterSingletonListener listener, Ticker ticker, EngineExecutors executors) {
 		this.ticker = ticker;
-		this.lastWarnNanos = ticker.nanoTime() - WARN_INTERVAL_NANOS;
+		this.renewalWarnings = new WarningThrottle(ticker, WARN_INTERVAL);
 		this.backend = backend;
 		this.ttlNanos = ttl.toNanos();
 		this.intervalNanos = Math.max(this.ttlNanos / 3, TimeUnit.MILLISECONDS.toNanos(10));
@@ -450,19 +447,14 @@ public final class LeaseWatchdog implements AutoCloseable {
 	}
 
 	private void warnRenewalFailure(int count, Throwable ex) {
-		long now = this.ticker.nanoTime();
-		if (now - this.lastWarnNanos >= WARN_INTERVAL_NANOS) {
-			this.lastWarnNanos = now;
-			int suppressed = this.suppressedWarnings.getAndSet(0);
+		int suppressed = this.renewalWarnings.admit();
+		if (suppressed >= 0) {
 			logger.warn(
 					"cluster-singleton could not renew " + count + " lease(s) in the " + this.backend.id()
 							+ " store; retrying every " + Duration.ofNanos(this.intervalNanos)
 							+ " until each lease's local deadline"
 							+ ((suppressed > 0) ? " (" + suppressed + " similar failures not logged)" : "") + ": " + ex,
 					logger.isDebugEnabled() ? ex : null);
-		}
-		else {
-			this.suppressedWarnings.incrementAndGet();
 		}
 	}
 
