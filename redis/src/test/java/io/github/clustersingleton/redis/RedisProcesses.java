@@ -35,6 +35,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.clustersingleton.test.TestStores;
 
+import org.springframework.util.FileSystemUtils;
+
 /**
  * Redis servers and Sentinels on loopback ports in a temporary directory, started from
  * the {@code redis-server} that {@link TestStores#redisServerBinary()} resolves (the one
@@ -442,9 +444,10 @@ final class RedisProcesses implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.sentinels.forEach(Process::destroyForcibly);
-		this.servers.values().forEach((process) -> {
-			process.destroyForcibly();
+		List<Process> processes = new ArrayList<>(this.sentinels);
+		processes.addAll(this.servers.values());
+		processes.forEach(Process::destroyForcibly);
+		processes.forEach((process) -> {
 			try {
 				process.waitFor(10, TimeUnit.SECONDS);
 			}
@@ -453,6 +456,13 @@ final class RedisProcesses implements AutoCloseable {
 			}
 		});
 		this.servers.clear();
+		try {
+			// the servers' and sentinels' configuration files and logs
+			FileSystemUtils.deleteRecursively(this.directory);
+		}
+		catch (IOException ex) {
+			// a temporary directory left behind
+		}
 	}
 
 }
