@@ -16,7 +16,6 @@
 
 package io.github.clustersingleton.redis;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,7 +91,7 @@ final class RedisClaims {
 		List<List<String>> keys = new ArrayList<>(requests.size());
 		List<List<String>> args = new ArrayList<>(requests.size());
 		for (LeaseRequest request : requests) {
-			AcquireCall call = new AcquireCall(request, ttlMillis(request.ttl()), true, false,
+			AcquireCall call = new AcquireCall(request, RedisLeaseBackend.ttlMillis(request.ttl()), true, false,
 					this.grouping.claimsIndex());
 			calls.add(call);
 			keys.add(call.keys(this.keys));
@@ -197,13 +196,9 @@ final class RedisClaims {
 
 	private AcquireCall.Reply acquire(LeaseRequest request, boolean withPauseAll, boolean pauseAllChecked) {
 		return this.replicaWait
-			.execute(new AcquireCall(request, ttlMillis(request.ttl()), withPauseAll, pauseAllChecked,
+			.execute(new AcquireCall(request, RedisLeaseBackend.ttlMillis(request.ttl()), withPauseAll, pauseAllChecked,
 					withPauseAll && this.grouping.claimsIndex()), request.ttl())
 			.reply();
-	}
-
-	private static long ttlMillis(Duration ttl) {
-		return Math.max(1, ttl.toMillis());
 	}
 
 }

@@ -455,7 +455,10 @@ public class RedisLeaseBackend implements LeaseBackend {
 		this.executor.ping(this.keys.probe());
 	}
 
-	private static long ttlMillis(Duration ttl) {
+	/**
+	 * A TTL in whole milliseconds, at least one, as the scripts take it.
+	 */
+	static long ttlMillis(Duration ttl) {
 		return Math.max(1, ttl.toMillis());
 	}
 
