@@ -96,10 +96,6 @@ public final class LocalRedisServers implements AutoCloseable {
 	}
 
 	/**
-	 * Kill a member with {@code SIGKILL}: what it held is gone.
-	 * @param member the member
-	 */
-	/**
 	 * Start again every member that was killed and not started since (a test that failed
 	 * before its own restart), so that the next test finds every member up.
 	 * @throws IOException when a server cannot be started
@@ -113,6 +109,10 @@ public final class LocalRedisServers implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Kill a member with {@code SIGKILL}: what it held is gone.
+	 * @param member the member
+	 */
 	synchronized void kill(int member) {
 		Process process = this.processes[member];
 		if (process != null) {
