@@ -107,14 +107,16 @@ public interface EngineExecutors {
 	}
 
 	/**
-	 * Create the thread that, in leader mode, gives back the leases of the leader's
-	 * scheduled runs and records their ends behind them, so that the scheduler's thread
-	 * goes on to its next job. Its tasks are store round trips followed by the run
-	 * ledger's and the listeners' calls. Tasks still queued at shutdown are settled by
-	 * the shutdown itself.
-	 * @return a single-threaded executor
+	 * Create the thread that gives back the leases of scheduled runs behind them: in
+	 * leader mode those of the leader's runs, at once, so that the scheduler's thread
+	 * goes on to its next job; with preferred-node routing those of the runs of routed
+	 * slots, once the instant's claims are made (delayed tasks). Its tasks are store
+	 * round trips followed by the run ledger's and the listeners' calls. Tasks still
+	 * queued at shutdown are settled by the shutdown itself: delayed tasks need not run
+	 * after it (they find their release made).
+	 * @return a single-threaded scheduled executor
 	 */
-	default ExecutorService settling() {
+	default ScheduledExecutorService settling() {
 		return StandardEngineExecutors.INSTANCE.settling();
 	}
 

@@ -108,6 +108,14 @@ final class PreferredNodes {
 	private final Duration routingHorizon;
 
 	/**
+	 * How far at least a job's next fire time must be from a slot for the release of the
+	 * slot's run to be put off ({@link #releaseDelay}): the routing horizon and a lease
+	 * TTL, by when the lease of a node killed while its release waited has run out. With
+	 * the defaults, 32.5 s: jobs that fire every minute or less often.
+	 */
+	private final Duration releaseHorizon;
+
+	/**
 	 * The schedule of each job skipped here, as its trigger saw it (with the job's cron
 	 * override, if any).
 	 */
@@ -134,6 +142,7 @@ final class PreferredNodes {
 		// the slot tolerance is how early a node whose clock is ahead may claim the next
 		// slot
 		this.routingHorizon = sweepDelay.multipliedBy(2).plus(slotTolerance).plus(CLAIM_MARGIN);
+		this.releaseHorizon = this.routingHorizon.plus(leaseTtl);
 		this.deferral = sweepDelay.multipliedBy(4).dividedBy(5);
 		this.clock = clock;
 		this.storeClock = storeClock;
@@ -200,6 +209,38 @@ final class PreferredNodes {
 	 */
 	Duration deferral() {
 		return this.deferral;
+	}
+
+	/**
+	 * How long from now this node waits before it gives back the lease of a run of
+	 * {@code job} for {@code slot} that returned, if routing puts the release off: until
+	 * two sweep delays after the slot (500 ms with the defaults, and never longer), once
+	 * the instant's claims, here and on the other nodes, and its first sweeps are made,
+	 * so that the releases of an instant do not compete with its claims for the store and
+	 * the cores. Only while routing is on and sees another live node, and only for a job
+	 * whose next fire time is further from the slot than the {@link #releaseHorizon}: a
+	 * node killed before the release leaves a lease that runs out within a TTL, before
+	 * any node claims the job's next slot.
+	 * @param job the job
+	 * @param slot the slot of the run
+	 * @return the wait, or {@code null} to give the lease back at once
+	 */
+	@Nullable Duration releaseDelay(JobDefinition job, Instant slot) {
+		CronSlotSchedule schedule = job.schedule();
+		if (this.background == null || schedule == null || this.live.size() < 2) {
+			return null;
+		}
+		Instant next = schedule.next(slot);
+		if (next != null && !next.isAfter(slot.plus(this.releaseHorizon))) {
+			return null;
+		}
+		Duration longest = this.sweepDelay.multipliedBy(2);
+		Duration delay = Duration.between(this.clock.instant(), slot.plus(longest));
+		if (delay.isNegative() || delay.isZero()) {
+			return null;
+		}
+		// a clock stepped back since the slot does not stretch the wait
+		return (delay.compareTo(longest) > 0) ? longest : delay;
 	}
 
 	/**

@@ -98,15 +98,18 @@ final class RunProtocol {
 		if (outcome == null) {
 			return false;
 		}
+		Duration behind = this.engine.settleBehind.behindBy(job, slot, trigger, request.policy(),
+				this.engine.preferredNodes);
 		if (outcome.outcome() != ClusterSingletonListener.RunOutcome.LEASE_LOST && !outcome.run().isLost()
-				&& this.engine.settleBehind.takes(slot, trigger)) {
-			// the leader's thread goes on to its next job: the run's end is recorded and
-			// told here, with its own outcome, and its lease, renewed until then, is
-			// given back on the settling thread
+				&& behind != null) {
+			// the scheduler's thread goes on to its next job: the run's end is recorded
+			// and told here, with its own outcome, and its lease, renewed until then, is
+			// given back on the settling thread (on the leader at once; with routing once
+			// the instant's claims are made)
 			AheadClaim held = new AheadClaim(job, request, result, outcome.validFrom(), 0,
 					this.engine.settings.leaseTtl().toNanos());
 			GuardedRun.Outcome recorded = this.engine.guardedRun.settleBehind(job, lease, outcome, job.lockAtLeastFor(),
-					(delivery) -> this.engine.settleBehind.settle(held, delivery));
+					(delivery) -> this.engine.settleBehind.settle(held, delivery, behind));
 			EngineSupport.notify(() -> observed.stop(recorded.outcome().tag(), outcome.failure()));
 			if (outcome.failure() != null) {
 				throw outcome.failure();

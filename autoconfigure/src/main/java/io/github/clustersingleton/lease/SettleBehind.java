@@ -23,10 +23,11 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.clustersingleton.ClaimPolicy;
 import io.github.clustersingleton.RunTrigger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -35,13 +36,16 @@ import org.jspecify.annotations.Nullable;
 import static io.github.clustersingleton.lease.EngineSupport.rethrowIfFatal;
 
 /**
- * The releases of the leader's scheduled runs, made behind them: in leader mode one node
- * runs every job, on its scheduler's threads, and the release of each run's lease with
- * the completion of its run (a store round trip, {@link GuardedRun#settleBehind}) is made
- * on a thread of its own ({@link EngineExecutors#settling()}), so that the scheduler's
- * thread goes on to the instant's next job. The run ledger and the listener hear of the
- * run's end on the run's own thread, as without this; only store round trips are made
- * here.
+ * The releases of scheduled runs, made behind them. In leader mode one node runs every
+ * job, on its scheduler's threads, and the release of each run's lease with the
+ * completion of its run (a store round trip, {@link GuardedRun#settleBehind}) is made on
+ * a thread of its own ({@link EngineExecutors#settling()}), so that the scheduler's
+ * thread goes on to the instant's next job. With preferred-node routing, the release of a
+ * run of a routed slot is made there too, but only once the instant's claims are made
+ * ({@link PreferredNodes#releaseDelay}): at the top of a busy minute the releases then no
+ * longer compete with the claims for the store and the cores. The run ledger and the
+ * listener hear of the run's end on the run's own thread, as without this; only store
+ * round trips are made here.
  * <p>
  * Until the store has answered, the run's lease is renewed by the watchdog, as while it
  * ran, and the run counts as running here, so that no node takes it up again. A release
@@ -61,10 +65,18 @@ final class SettleBehind {
 
 	/**
 	 * How far behind its runs the settling thread may fall: a run that returns while the
-	 * oldest release waits longer than this gives its lease back on its own thread, as
-	 * without this class, so that the releases that wait stay few (at the shutdown too).
+	 * oldest release waits longer than this past its due time gives its lease back on its
+	 * own thread, as without this class, so that the releases that wait stay few (at the
+	 * shutdown too).
 	 */
 	static final Duration MAX_BEHIND = Duration.ofSeconds(1);
+
+	/**
+	 * How many releases may wait for their time ({@link PreferredNodes#releaseDelay}) at
+	 * once: beyond it a run gives its lease back on its own thread, so that a shutdown
+	 * that comes while they wait has few to make.
+	 */
+	static final int MAX_WAITING = 256;
 
 	private final EngineState state;
 
@@ -82,7 +94,7 @@ final class SettleBehind {
 	/** The releases in the order they were handed over, the made ones dropped lazily. */
 	private final Queue<Release> order = new ConcurrentLinkedQueue<>();
 
-	private @Nullable ExecutorService settling;
+	private @Nullable ScheduledExecutorService settling;
 
 	private boolean closed;
 
@@ -96,25 +108,45 @@ final class SettleBehind {
 	}
 
 	/**
-	 * Whether a run's lease is given back behind it: a scheduled run of a slot in leader
-	 * mode, while the node is not closing.
+	 * How long after now a run's lease is given back behind it, if it is: at once on the
+	 * settling thread for a scheduled run of a slot in leader mode; after the wait
+	 * routing gives ({@link PreferredNodes#releaseDelay}) for a scheduled run of a cron
+	 * slot of a job that neither recovers, retries nor catches up runs (a node killed
+	 * before the release then leaves nothing that another node would run again), while
+	 * fewer than {@value #MAX_WAITING} releases wait; never while the node is closing.
+	 * @param job the job
 	 * @param slot the run's slot
 	 * @param trigger why the run started
-	 * @return whether to hand its release to {@link #settle}
+	 * @param policy the job's claim policy
+	 * @param routing preferred-node routing, if on
+	 * @return the delay to hand to {@link #settle}, or {@code null} to give the lease
+	 * back on the run's own thread
 	 */
-	boolean takes(@Nullable Instant slot, RunTrigger trigger) {
-		return slot != null && trigger == RunTrigger.SCHEDULED && this.state.leader() != null
-				&& !this.state.isClosing();
+	@Nullable Duration behindBy(JobDefinition job, @Nullable Instant slot, RunTrigger trigger, ClaimPolicy policy,
+			@Nullable PreferredNodes routing) {
+		if (slot == null || trigger != RunTrigger.SCHEDULED || this.state.isClosing()) {
+			return null;
+		}
+		if (this.state.leader() != null) {
+			return Duration.ZERO;
+		}
+		if (routing == null || policy.isActive() || this.releases.size() >= MAX_WAITING) {
+			return null;
+		}
+		return routing.releaseDelay(job, slot);
 	}
 
 	/**
 	 * Give a run's lease back behind it.
 	 * @param held the run's lease, renewed by the watchdog until the release begins
 	 * @param release the release, with the completion of the run
+	 * @param delay how long from now the release waits before the settling thread makes
+	 * it ({@link #behindBy})
 	 */
-	void settle(AheadClaim held, Runnable release) {
+	void settle(AheadClaim held, Runnable release, Duration delay) {
 		String jobName = held.job().name();
-		Release pending = new Release(jobName, held, release, this.ticker.nanoTime());
+		long now = this.ticker.nanoTime();
+		Release pending = new Release(jobName, held, release, now + delay.toNanos());
 		// renewed from before anyone can take it: the one who makes it stops the renewal
 		boolean renewed = this.watchdog.holdAhead(held);
 		Release earlier = this.releases.put(jobName, pending);
@@ -130,9 +162,14 @@ final class SettleBehind {
 			return;
 		}
 		try {
-			ExecutorService settling = settling();
+			ScheduledExecutorService settling = settling();
 			if (settling != null) {
-				settling.execute(pending::makeIfNotTaken);
+				if (delay.isZero()) {
+					settling.execute(pending::makeIfNotTaken);
+				}
+				else {
+					settling.schedule(pending::makeIfNotTaken, delay.toNanos(), TimeUnit.NANOSECONDS);
+				}
 				return;
 			}
 		}
@@ -144,15 +181,14 @@ final class SettleBehind {
 	}
 
 	/**
-	 * Whether the oldest release that waits was handed over more than {@link #MAX_BEHIND}
-	 * ago.
+	 * Whether the oldest release that waits was due more than {@link #MAX_BEHIND} ago.
 	 */
 	private boolean behind() {
 		Release oldest;
 		while ((oldest = this.order.peek()) != null && oldest.isMade()) {
 			this.order.remove(oldest);
 		}
-		return oldest != null && this.ticker.nanoTime() - oldest.handedOver > MAX_BEHIND.toNanos();
+		return oldest != null && this.ticker.nanoTime() - oldest.due > MAX_BEHIND.toNanos();
 	}
 
 	/**
@@ -190,7 +226,7 @@ final class SettleBehind {
 	 * @param deadline until when (ticker time)
 	 */
 	void close(long deadline) {
-		ExecutorService settling;
+		ScheduledExecutorService settling;
 		synchronized (this) {
 			this.closed = true;
 			settling = this.settling;
@@ -205,11 +241,11 @@ final class SettleBehind {
 		return this.ticker.nanoTime() + nanos;
 	}
 
-	private synchronized @Nullable ExecutorService settling() {
+	private synchronized @Nullable ScheduledExecutorService settling() {
 		if (this.closed) {
 			return null;
 		}
-		ExecutorService settling = this.settling;
+		ScheduledExecutorService settling = this.settling;
 		if (settling == null) {
 			settling = this.executors.settling();
 			this.settling = settling;
@@ -228,17 +264,18 @@ final class SettleBehind {
 
 		private final Runnable release;
 
-		private final long handedOver;
+		/** When the settling thread is to make it (ticker time). */
+		private final long due;
 
 		private final AtomicBoolean taken = new AtomicBoolean();
 
 		private final CountDownLatch made = new CountDownLatch(1);
 
-		Release(String jobName, AheadClaim held, Runnable release, long handedOver) {
+		Release(String jobName, AheadClaim held, Runnable release, long due) {
 			this.jobName = jobName;
 			this.held = held;
 			this.release = release;
-			this.handedOver = handedOver;
+			this.due = due;
 		}
 
 		boolean isMade() {

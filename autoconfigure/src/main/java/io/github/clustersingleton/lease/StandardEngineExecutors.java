@@ -79,8 +79,12 @@ final class StandardEngineExecutors implements EngineExecutors {
 	}
 
 	@Override
-	public ExecutorService settling() {
-		return Executors.newSingleThreadExecutor(daemonThread("cluster-singleton-settle"));
+	public ScheduledExecutorService settling() {
+		ScheduledThreadPoolExecutor settling = new ScheduledThreadPoolExecutor(1,
+				daemonThread("cluster-singleton-settle"));
+		// the shutdown makes the releases that wait itself
+		settling.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		return settling;
 	}
 
 	@Override

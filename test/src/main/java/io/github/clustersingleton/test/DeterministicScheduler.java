@@ -165,7 +165,7 @@ public final class DeterministicScheduler {
 			}
 
 			@Override
-			public ExecutorService settling() {
+			public ScheduledExecutorService settling() {
 				return newExecutor();
 			}
 

@@ -543,7 +543,7 @@ class InMemoryEngineVirtualTimeTests {
 						throw ex.getTargetException();
 					}
 				});
-		ExecutorService settling = Executors.newSingleThreadExecutor();
+		ScheduledExecutorService settling = Executors.newSingleThreadScheduledExecutor();
 		ClusterSingletonExecutor leader = leaderWithSettling(hanging, () -> settling);
 		try {
 			electOver(leader, node("node-b").executor());
@@ -602,7 +602,7 @@ class InMemoryEngineVirtualTimeTests {
 	 * A node, node-0, whose settling thread is the one given; the caller closes it.
 	 */
 	private ClusterSingletonExecutor leaderWithSettling(LeaseBackend backend,
-			java.util.function.Supplier<ExecutorService> settling) {
+			java.util.function.Supplier<ScheduledExecutorService> settling) {
 		EngineExecutors shared = this.engine.scheduler().engineExecutors();
 		EngineExecutors executors = new EngineExecutors() {
 
@@ -637,7 +637,7 @@ class InMemoryEngineVirtualTimeTests {
 			}
 
 			@Override
-			public ExecutorService settling() {
+			public ScheduledExecutorService settling() {
 				return settling.get();
 			}
 

@@ -31,11 +31,14 @@ import java.util.stream.Collectors;
 import io.github.clustersingleton.AcquireResult;
 import io.github.clustersingleton.ClusterSingletonContext;
 import io.github.clustersingleton.JobControls;
+import io.github.clustersingleton.MisfirePolicy;
+import io.github.clustersingleton.RecoveryPolicy;
 import io.github.clustersingleton.RunTrigger;
 import io.github.clustersingleton.lease.ClusterSingletonExecutor;
 import io.github.clustersingleton.lease.ClusterSingletonListener;
 import io.github.clustersingleton.lease.CronSlotSchedule;
 import io.github.clustersingleton.lease.JobDefinition;
+import io.github.clustersingleton.lease.JobPolicies;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -119,15 +122,101 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		// the run ledger's writes, behind the runs
 		this.engine.runDueTasks();
 		long triggerOperations = this.engine.store().getOperationCount() - operations;
-		// the preferred node's claim and release, and the run's record in the ledger
-		// (its start and end went in one write), nothing from the others
-		assertThat(triggerOperations).isEqualTo(JOBS * 3L);
+		// the preferred node's claim, and the run's record in the ledger (its start and
+		// end went in one write), nothing from the others
+		assertThat(triggerOperations).isEqualTo(JOBS * 2L);
 		long beforeSweeps = this.engine.store().getOperationCount();
 		this.engine.advance(SWEEP_DELAY.plusMillis(10));
 		// one read by each node (each skipped the jobs of the other two), and no claim:
 		// every slot was claimed
 		assertThat(this.engine.store().getOperationCount() - beforeSweeps).isEqualTo(3);
 		assertThat(this.ran).hasSize(JOBS);
+		// the releases come once the instant's claims and first sweeps are made
+		assertThat(this.jobs).allSatisfy((job) -> assertThat(heldFor(job.name())).isNotNull());
+		long beforeReleases = this.engine.store().getOperationCount();
+		this.engine.advance(SWEEP_DELAY);
+		// and the second sweeps, one read by each node
+		assertThat(this.engine.store().getOperationCount() - beforeReleases).isEqualTo(JOBS + 3);
+		assertThat(this.jobs).allSatisfy((job) -> assertThat(heldFor(job.name())).isNull());
+	}
+
+	@Test
+	void theLeaseOfARoutedRunIsGivenBackTwoSweepDelaysAfterItsSlotAndRenewedUntilThen() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		ClusterSingletonExecutor b = routed(node("node-b"), "node-b");
+		this.engine.runDueTasks();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		JobDefinition job = this.jobs.stream()
+			.filter((candidate) -> !a.defersTrigger(candidate, slot))
+			.findFirst()
+			.orElseThrow();
+		assertThat(a.execute(job, true, body("node-a"))).isTrue();
+		assertThat(heldFor(job.name())).as("held right after the run").isEqualTo("node-a");
+		this.engine.advance(SWEEP_DELAY.multipliedBy(2).minusMillis(10));
+		assertThat(heldFor(job.name())).as("held until two sweep delays after the slot").isEqualTo("node-a");
+		this.engine.advance(Duration.ofMillis(20));
+		assertThat(heldFor(job.name())).as("given back").isNull();
+		assertThat(this.engine.store().describe(job.name())).get()
+			.extracting(io.github.clustersingleton.LeaseInfo::lastSlot)
+			.isEqualTo(slot);
+		assertThat(b).isNotNull();
+	}
+
+	@Test
+	void aRunThatReturnsPastTheReleaseTimeGivesItsLeaseBackAtOnce() throws Throwable {
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		routed(node("node-b"), "node-b");
+		this.engine.runDueTasks();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		JobDefinition job = this.jobs.stream()
+			.filter((candidate) -> !a.defersTrigger(candidate, slot))
+			.findFirst()
+			.orElseThrow();
+		assertThat(a.execute(job, true, () -> {
+			this.clock.advance(SWEEP_DELAY.multipliedBy(3));
+			return null;
+		})).isTrue();
+		assertThat(heldFor(job.name())).isNull();
+	}
+
+	@Test
+	void aJobThatRecoversOrFiresAgainWithinATtlGivesItsLeaseBackAtOnce() throws Throwable {
+		JobDefinition recovering = JobDefinition.of("recovering", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("0 * * * * *", ZoneOffset.UTC))
+			.withPolicies(new JobPolicies(MisfirePolicy.SKIP, 10, RecoveryPolicy.LOST, 3, Duration.ZERO, null));
+		// routed (beyond the routing horizon), but a node killed while its release waited
+		// would still hold the lease at the next fire time
+		JobDefinition everyFourSeconds = JobDefinition.of("every-four-seconds", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("*/4 * * * * *", ZoneOffset.UTC));
+		JobDefinition everySecond = JobDefinition.of("every-second", Duration.ofMinutes(1), Duration.ZERO)
+			.withSchedule(CronSlotSchedule.of("* * * * * *", ZoneOffset.UTC));
+		ClusterSingletonExecutor a = routed(this.engine.executor(), "node-a");
+		routed(node("node-b"), "node-b");
+		this.engine.runDueTasks();
+		toNextMinute();
+		Instant slot = this.clock.instant();
+		for (JobDefinition job : List.of(recovering, everyFourSeconds, everySecond)) {
+			a.registerJob(job, body("node-a"));
+			assertThat(a.execute(job, slot, RunTrigger.SCHEDULED, body("node-a"))).as(job.name()).isTrue();
+			assertThat(heldFor(job.name())).as(job.name()).isNull();
+		}
+		// while a job that fires every minute waits for its release
+		JobDefinition everyMinute = this.jobs.get(0);
+		assertThat(a.execute(everyMinute, slot, RunTrigger.SCHEDULED, body("node-a"))).isTrue();
+		assertThat(heldFor(everyMinute.name())).isEqualTo("node-a");
+	}
+
+	/**
+	 * Who holds the job's lease now, or {@code null}.
+	 */
+	private @Nullable String heldFor(String jobName) {
+		return this.engine.store()
+			.describe(jobName)
+			.filter(io.github.clustersingleton.LeaseInfo::live)
+			.map(io.github.clustersingleton.LeaseInfo::holder)
+			.orElse(null);
 	}
 
 	@Test
