@@ -108,10 +108,8 @@ final class PreferredNodes {
 	private final Duration routingHorizon;
 
 	/**
-	 * How far at least a job's next fire time must be from a slot for the release of the
-	 * slot's run to be put off ({@link #releaseDelay}): the routing horizon and a lease
-	 * TTL, by when the lease of a node killed while its release waited has run out. With
-	 * the defaults, 32.5 s: jobs that fire every minute or less often.
+	 * The routing horizon and a TTL: a lease left by a node killed while its release
+	 * waited runs out before the next slot (32.5 s with the defaults).
 	 */
 	private final Duration releaseHorizon;
 
@@ -213,14 +211,10 @@ final class PreferredNodes {
 
 	/**
 	 * How long from now this node waits before it gives back the lease of a run of
-	 * {@code job} for {@code slot} that returned, if routing puts the release off: until
-	 * two sweep delays after the slot (500 ms with the defaults, and never longer), once
-	 * the instant's claims, here and on the other nodes, and its first sweeps are made,
-	 * so that the releases of an instant do not compete with its claims for the store and
-	 * the cores. Only while routing is on and sees another live node, and only for a job
-	 * whose next fire time is further from the slot than the {@link #releaseHorizon}: a
-	 * node killed before the release leaves a lease that runs out within a TTL, before
-	 * any node claims the job's next slot.
+	 * {@code job} for {@code slot} that returned: until two sweep delays after the slot,
+	 * never longer, so that an instant's releases come after its claims. Only while
+	 * routing sees another live node, and for a job whose next fire time is beyond
+	 * {@link #releaseHorizon}.
 	 * @param job the job
 	 * @param slot the slot of the run
 	 * @return the wait, or {@code null} to give the lease back at once

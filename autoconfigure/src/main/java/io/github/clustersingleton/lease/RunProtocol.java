@@ -98,10 +98,11 @@ final class RunProtocol {
 		if (outcome == null) {
 			return false;
 		}
-		Duration behind = this.engine.settleBehind.behindBy(job, slot, trigger, request.policy(),
-				this.engine.preferredNodes);
-		if (outcome.outcome() != ClusterSingletonListener.RunOutcome.LEASE_LOST && !outcome.run().isLost()
-				&& behind != null) {
+		boolean kept = outcome.outcome() != ClusterSingletonListener.RunOutcome.LEASE_LOST && !outcome.run().isLost();
+		Duration behind = kept
+				? this.engine.settleBehind.behindBy(job, slot, trigger, request.policy(), this.engine.preferredNodes)
+				: null;
+		if (behind != null) {
 			// the scheduler's thread goes on to its next job: the run's end is recorded
 			// and told here, with its own outcome, and its lease, renewed until then, is
 			// given back on the settling thread (on the leader at once; with routing once

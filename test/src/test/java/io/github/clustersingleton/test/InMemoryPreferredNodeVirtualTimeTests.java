@@ -147,10 +147,7 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		this.engine.runDueTasks();
 		toNextMinute();
 		Instant slot = this.clock.instant();
-		JobDefinition job = this.jobs.stream()
-			.filter((candidate) -> !a.defersTrigger(candidate, slot))
-			.findFirst()
-			.orElseThrow();
+		JobDefinition job = ownJob(a, slot);
 		assertThat(a.execute(job, true, body("node-a"))).isTrue();
 		assertThat(heldFor(job.name())).as("held right after the run").isEqualTo("node-a");
 		this.engine.advance(SWEEP_DELAY.multipliedBy(2).minusMillis(10));
@@ -170,10 +167,7 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		this.engine.runDueTasks();
 		toNextMinute();
 		Instant slot = this.clock.instant();
-		JobDefinition job = this.jobs.stream()
-			.filter((candidate) -> !a.defersTrigger(candidate, slot))
-			.findFirst()
-			.orElseThrow();
+		JobDefinition job = ownJob(a, slot);
 		assertThat(a.execute(job, true, () -> {
 			this.clock.advance(SWEEP_DELAY.multipliedBy(3));
 			return null;
@@ -206,6 +200,13 @@ class InMemoryPreferredNodeVirtualTimeTests {
 		JobDefinition everyMinute = this.jobs.get(0);
 		assertThat(a.execute(everyMinute, slot, RunTrigger.SCHEDULED, body("node-a"))).isTrue();
 		assertThat(heldFor(everyMinute.name())).isEqualTo("node-a");
+	}
+
+	/**
+	 * A job whose slot the node claims itself, rather than leave to another node.
+	 */
+	private JobDefinition ownJob(ClusterSingletonExecutor node, Instant slot) {
+		return this.jobs.stream().filter((candidate) -> !node.defersTrigger(candidate, slot)).findFirst().orElseThrow();
 	}
 
 	/**
