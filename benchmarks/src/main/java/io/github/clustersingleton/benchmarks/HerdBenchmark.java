@@ -17,6 +17,8 @@
 package io.github.clustersingleton.benchmarks;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -208,11 +210,11 @@ public final class HerdBenchmark {
 	private static final List<String> COLUMNS = List.of("store", "contender", "nodes", "jobs", "threads", "ticks",
 			"load1_before", "store_counter", "store_statements_per_tick", "store_statements_min",
 			"store_statements_max", "store_detail", "evalsha_per_tick", "store_cpu_ms_per_tick",
-			"client_calls_per_tick", "client_calls_per_node", "client_calls_max_node", "acquires", "releases",
-			"ledger_writes", "other_calls", "background_calls_per_node_per_min", "runs_per_tick",
-			"duplicate_runs_per_tick", "missed_jobs_per_tick", "delay_p50_ms", "delay_p99_ms", "delay_max_ms",
-			"tick_ms", "wal_bytes_per_tick", "xids_per_tick", "rows_touched_per_tick", "row_lock_waits_per_tick",
-			"row_lock_time_ms_per_tick", "registration", "runs_max_node");
+			"nodes_cpu_ms_per_tick", "client_calls_per_tick", "client_calls_per_node", "client_calls_max_node",
+			"acquires", "releases", "ledger_writes", "other_calls", "background_calls_per_node_per_min",
+			"runs_per_tick", "duplicate_runs_per_tick", "missed_jobs_per_tick", "delay_p50_ms", "delay_p99_ms",
+			"delay_max_ms", "tick_ms", "wal_bytes_per_tick", "xids_per_tick", "rows_touched_per_tick",
+			"row_lock_waits_per_tick", "row_lock_time_ms_per_tick", "registration", "runs_max_node");
 
 	private HerdBenchmark() {
 	}
@@ -407,6 +409,15 @@ public final class HerdBenchmark {
 		return rows.stream().mapToDouble(value).toArray();
 	}
 
+	/**
+	 * The CPU time this process has used, all its threads: the nodes' schedulers, clients
+	 * and engines, and the benchmark's own few reads of the counters.
+	 */
+	static long processCpuNanos() {
+		OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+		return (os instanceof com.sun.management.OperatingSystemMXBean process) ? process.getProcessCpuTime() : 0;
+	}
+
 	static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
@@ -596,6 +607,7 @@ public final class HerdBenchmark {
 				HerdCounters.Snapshot before = this.counters.read();
 				long[] callsBefore = callTotals();
 				long[] nodeBefore = this.calls.stream().mapToLong(Calls::total).toArray();
+				long cpuBefore = processCpuNanos();
 				long fireNanos = System.nanoTime() + Duration.between(Instant.now(), fire).toNanos();
 				if (!runs.everyJobRan.await(period + 1, TimeUnit.SECONDS)) {
 					throw new IllegalStateException(this.herd.store + " " + this.contender + " " + nodes + "x"
@@ -608,6 +620,7 @@ public final class HerdBenchmark {
 				this.herd.poke();
 				HerdCounters.Snapshot after = this.counters.read();
 				long[] callsAfter = callTotals();
+				long cpuAfter = processCpuNanos();
 				if (!Instant.now().isBefore(fire.plus(TICK_PERIOD))) {
 					throw new IllegalStateException(this.herd.store + " " + this.contender + " " + nodes + "x"
 							+ this.jobCount + ": the tick at " + fire + " was still at work at the next fire time;"
@@ -629,7 +642,8 @@ public final class HerdBenchmark {
 				return new Tick(after.minus(before, this.pokeCost), callsAfter[0] - callsBefore[0],
 						callsAfter[1] - callsBefore[1], callsAfter[2] - callsBefore[2], callsAfter[3] - callsBefore[3],
 						perNode, this.jobCount - missed + duplicates, duplicates, missed,
-						runs.delays.stream().sorted().toList(), (runs.lastRun.get() - fireNanos) / 1e6);
+						runs.delays.stream().sorted().toList(), (runs.lastRun.get() - fireNanos) / 1e6,
+						(cpuAfter - cpuBefore) / 1e6);
 			}
 			finally {
 				HerdRuns.forget(runs);
@@ -656,6 +670,7 @@ public final class HerdBenchmark {
 			HerdCounters.Snapshot before = this.counters.read();
 			long[] callsBefore = callTotals();
 			long[] nodeBefore = this.calls.stream().mapToLong(Calls::total).toArray();
+			long cpuBefore = processCpuNanos();
 			Instant earliest = Instant.now().plusMillis(1200);
 			if ("shedlock".equals(this.contender)) {
 				Instant expired = Instant.ofEpochMilli(this.lastLock.get()).plus(SHEDLOCK_AT_LEAST_FOR).plusMillis(500);
@@ -706,6 +721,7 @@ public final class HerdBenchmark {
 			this.herd.poke();
 			HerdCounters.Snapshot after = this.counters.read();
 			long[] callsAfter = callTotals();
+			long cpuAfter = processCpuNanos();
 			if (!measured) {
 				return null;
 			}
@@ -719,7 +735,7 @@ public final class HerdBenchmark {
 			return new Tick(after.minus(before, this.pokeCost), callsAfter[0] - callsBefore[0],
 					callsAfter[1] - callsBefore[1], callsAfter[2] - callsBefore[2], callsAfter[3] - callsBefore[3],
 					perNode, runs.length() - missed + duplicates, duplicates, missed, delays.stream().sorted().toList(),
-					(lastEnd.get() - fireNanos) / 1e6);
+					(lastEnd.get() - fireNanos) / 1e6, (cpuAfter - cpuBefore) / 1e6);
 		}
 
 		/**
@@ -849,6 +865,7 @@ public final class HerdBenchmark {
 			middle.store.work().forEach((column, value) -> row.put(column, format(value)));
 			row.put("evalsha_per_tick", format(median(ticks.stream().map((t) -> (double) t.store.evalsha()).toList())));
 			row.put("store_cpu_ms_per_tick", format(median(ticks.stream().map((t) -> t.store.cpuMillis()).toList())));
+			row.put("nodes_cpu_ms_per_tick", format(median(ticks.stream().map(Tick::nodesCpuMillis).toList())));
 			List<Double> totals = ticks.stream().map((t) -> (double) Arrays.stream(t.perNode).sum()).toList();
 			row.put("client_calls_per_tick", format(median(totals)));
 			row.put("client_calls_per_node", format(median(totals) / nodes));
@@ -875,7 +892,8 @@ public final class HerdBenchmark {
 	}
 
 	private record Tick(HerdCounters.Delta store, long acquires, long releases, long ledgerWrites, long other,
-			long[] perNode, int runs, int duplicates, int missed, List<Long> delays, double millis) {
+			long[] perNode, int runs, int duplicates, int missed, List<Long> delays, double millis,
+			double nodesCpuMillis) {
 
 		double percentile(double p) {
 			if (this.delays.isEmpty()) {
