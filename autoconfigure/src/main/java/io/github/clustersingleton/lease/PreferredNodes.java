@@ -101,9 +101,12 @@ final class PreferredNodes {
 	private volatile int rankedJobs = -1;
 
 	/**
-	 * {@link #routingHorizon()}, computed once: it is asked at every fire time of every
-	 * routed cron task, when the scheduler asks whether to defer it ({@link #defers}) and
-	 * again when its trigger runs.
+	 * How far at least a job's next fire time must be from a slot for the slot to be left
+	 * to its preferred node: the second tier's sweep (two delays), the slot tolerance by
+	 * which another node may claim the next slot early, and {@link #CLAIM_MARGIN} for the
+	 * sweep's claim to reach the store. With the defaults, 2.5 s: a job that fires more
+	 * often is claimed by every node at its fire time, as without routing. Computed once:
+	 * it is asked at every fire time of every routed cron task.
 	 */
 	private final Duration routingHorizon;
 
@@ -252,24 +255,13 @@ final class PreferredNodes {
 			return -1;
 		}
 		Instant next = schedule.next(slot);
-		if (next != null && !next.isAfter(slot.plus(routingHorizon()))) {
+		if (next != null && !next.isAfter(slot.plus(this.routingHorizon))) {
 			// fires again too soon for a sweep: a node whose clock is ahead may claim the
 			// next slot before the sweep claims this one, which the store then refuses
 			return -1;
 		}
 		int preferred = preferredIndex(owners, job.name());
 		return (preferred < 0 || owners.get(preferred).equals(this.owner)) ? -1 : preferred;
-	}
-
-	/**
-	 * How far at least a job's next fire time must be from a slot for the slot to be left
-	 * to its preferred node: the second tier's sweep (two delays), the slot tolerance by
-	 * which another node may claim the next slot early, and {@link #CLAIM_MARGIN} for the
-	 * sweep's claim to reach the store. With the defaults, 2.5 s: a job that fires more
-	 * often is claimed by every node at its fire time, as without routing.
-	 */
-	private Duration routingHorizon() {
-		return this.routingHorizon;
 	}
 
 	private int preferredIndex(List<String> owners, String jobName) {
@@ -356,9 +348,9 @@ final class PreferredNodes {
 	 * of them since the last look (the first look: any of its jobs skipped here) is
 	 * claiming its jobs in turn, late but alive, and is given another sweep delay, up to
 	 * {@value #MAX_LOOKS} looks, and only while the job's next fire time is further than
-	 * {@link #routingHorizon()} on the store's clock (a claim of the next slot would
-	 * refuse this one). A preferred node that claimed none of them since the last look
-	 * (dead, cut off, or done without them) has its jobs claimed at once.
+	 * {@link #routingHorizon} on the store's clock (a claim of the next slot would refuse
+	 * this one). A preferred node that claimed none of them since the last look (dead,
+	 * cut off, or done without them) has its jobs claimed at once.
 	 */
 	private void look(Sweep sweep, Set<String> jobs, int look) {
 		Instant slot = sweep.slot();
@@ -426,7 +418,7 @@ final class PreferredNodes {
 		}
 		Duration offset = this.storeClock.offset().orElse(Duration.ZERO);
 		Instant storeNow = this.clock.instant().minus(offset);
-		return !next.isAfter(storeNow.plus(routingHorizon()));
+		return !next.isAfter(storeNow.plus(this.routingHorizon));
 	}
 
 	private @Nullable String preferredOwner(List<String> owners, String jobName) {
